@@ -1,0 +1,24 @@
+import { datasets, documents, rows } from "@quarry/db";
+import { eq } from "drizzle-orm";
+import type { ProjectContext } from "../shared/context.ts";
+import type { FileStore } from "../shared/file-store.ts";
+import { requireDataset } from "./require-dataset.ts";
+
+/**
+ * Deletes a dataset with its documents, rows and stored files. The database part is one
+ * transaction; files go after it commits, so a failure never leaves rows pointing at
+ * missing files (an orphaned file is harmless and retried by deleting again).
+ */
+export async function deleteDataset(
+  ctx: ProjectContext,
+  datasetId: string,
+  files: FileStore,
+): Promise<void> {
+  const dataset = await requireDataset(ctx, datasetId);
+  await ctx.db.transaction(async (tx) => {
+    await tx.delete(rows).where(eq(rows.datasetId, dataset.id));
+    await tx.delete(documents).where(eq(documents.datasetId, dataset.id));
+    await tx.delete(datasets).where(eq(datasets.id, dataset.id));
+  });
+  await files.deletePrefix(`${dataset.id}/`);
+}

@@ -1,0 +1,24 @@
+import { documents, rows } from "@quarry/db";
+import { and, eq } from "drizzle-orm";
+import { requireDataset } from "../datasets/require-dataset.ts";
+import type { ProjectContext } from "../shared/context.ts";
+import type { FileStore } from "../shared/file-store.ts";
+import { requireDocument } from "./require-document.ts";
+
+/** Removes the document, its rows (one transaction) and then its stored file. */
+export async function deleteDocument(
+  ctx: ProjectContext,
+  datasetId: string,
+  documentId: string,
+  files: FileStore,
+): Promise<void> {
+  const dataset = await requireDataset(ctx, datasetId);
+  const document = await requireDocument(ctx, dataset.id, documentId);
+  await ctx.db.transaction(async (tx) => {
+    await tx.delete(rows).where(and(eq(rows.datasetId, dataset.id), eq(rows.documentId, document.id)));
+    await tx
+      .delete(documents)
+      .where(and(eq(documents.datasetId, dataset.id), eq(documents.id, document.id)));
+  });
+  if (document.storageKey) await files.delete(document.storageKey);
+}

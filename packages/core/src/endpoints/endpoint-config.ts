@@ -1,0 +1,90 @@
+import {
+  type ChatMessageTemplate,
+  datasets,
+  type EndpointConfig,
+  type SearchBlock,
+} from "@quarry/db";
+import { isSupportedModel } from "@quarry/providers";
+import { and, eq, inArray } from "drizzle-orm";
+import type { ProjectContext } from "../shared/context.ts";
+import { BadRequestError } from "../shared/errors.ts";
+import { templateVariables } from "../templates/template.ts";
+
+export interface EndpointSettings {
+  model: string;
+  prompt?: string | null;
+  messages?: ChatMessageTemplate[] | null;
+  temperature?: number | null;
+  max_tokens?: number | null;
+  search?: SearchBlock[];
+}
+
+/** Variables the caller must supply in `values`: the template's, minus those search fills. */
+export function callerVariables(config: EndpointConfig): string[] {
+  const filled = new Set(config.search.map((s) => s.variable));
+  return templateText(config)
+    .flatMap(templateVariables)
+    .filter((v, i, all) => !filled.has(v) && all.indexOf(v) === i);
+}
+
+export function templateText(config: Pick<EndpointConfig, "prompt" | "messages">): string[] {
+  return config.prompt !== null ? [config.prompt] : (config.messages ?? []).map((m) => m.content);
+}
+
+/** Validates settings as a whole and freezes them into the config a deployment serves. */
+export async function toEndpointConfig(
+  ctx: ProjectContext,
+  settings: EndpointSettings,
+): Promise<EndpointConfig> {
+  const hasPrompt = settings.prompt !== undefined && settings.prompt !== null;
+  const hasMessages = settings.messages !== undefined && settings.messages !== null;
+  if (hasPrompt === hasMessages) {
+    throw new BadRequestError("exactly one of prompt or messages is required", "prompt");
+  }
+  if (!isSupportedModel(settings.model)) {
+    throw new BadRequestError(
+      "unsupported model; use openai/<model>, workers-ai/<model> or local/echo",
+      "model",
+    );
+  }
+  const config: EndpointConfig = {
+    model: settings.model,
+    type: hasPrompt ? "completion" : "chat",
+    prompt: hasPrompt ? (settings.prompt as string) : null,
+    messages: hasMessages ? (settings.messages as ChatMessageTemplate[]) : null,
+    temperature: settings.temperature ?? null,
+    maxTokens: settings.max_tokens ?? null,
+    search: settings.search ?? [],
+  };
+  await validateSearch(ctx, config);
+  return config;
+}
+
+async function validateSearch(ctx: ProjectContext, config: EndpointConfig): Promise<void> {
+  if (config.search.length === 0) return;
+  const used = new Set(templateText(config).flatMap(templateVariables));
+  const variables = new Set<string>();
+  config.search.forEach((block, i) => {
+    if (!used.has(block.variable)) {
+      throw new BadRequestError(
+        `variable '${block.variable}' does not appear as {{${block.variable}}} in the template`,
+        `search[${i}].variable`,
+      );
+    }
+    if (variables.has(block.variable)) {
+      throw new BadRequestError("two search blocks fill the same variable", `search[${i}].variable`);
+    }
+    variables.add(block.variable);
+  });
+  const ids = [...new Set(config.search.map((s) => s.dataset_id))];
+  const found = await ctx.db
+    .select({ id: datasets.id })
+    .from(datasets)
+    .where(and(eq(datasets.projectId, ctx.projectId), inArray(datasets.id, ids)));
+  const known = new Set(found.map((d) => d.id));
+  config.search.forEach((block, i) => {
+    if (!known.has(block.dataset_id)) {
+      throw new BadRequestError(`dataset '${block.dataset_id}' not found`, `search[${i}].dataset_id`);
+    }
+  });
+}

@@ -1,0 +1,205 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { Database } from "@quarry/db";
+import { documents, rows } from "@quarry/db";
+import { count, eq } from "drizzle-orm";
+import type { FileStore } from "../src/index.ts";
+import {
+  createDataset,
+  deleteDataset,
+  deleteDocument,
+  getDataset,
+  getDocument,
+  listDatasets,
+  listDocuments,
+} from "../src/index.ts";
+import { freshDatabase } from "./support/database.ts";
+import { createTenant } from "./support/tenant.ts";
+
+let db: Database;
+let close: () => Promise<void>;
+beforeAll(async () => {
+  const fresh = await freshDatabase();
+  db = fresh.db;
+  close = () => fresh.pglite.close();
+});
+afterAll(() => close());
+
+const defaults = { embeddingModel: "local/hash" };
+const page = { offset: 0, pageSize: 100 };
+
+/** A FileStore that records what the domain asked to delete (R2 itself is tested end to end). */
+function recordingFiles() {
+  const deleted: string[] = [];
+  const store: FileStore = {
+    delete: async (key) => void deleted.push(key),
+    deletePrefix: async (prefix) => void deleted.push(`${prefix}*`),
+  };
+  return { store, deleted };
+}
+
+describe("datasets", () => {
+  it("creates with the documented defaults", async () => {
+    const { ctx } = await createTenant(db);
+    const dataset = await createDataset(ctx, { name: "docs" }, defaults);
+    expect(dataset).toMatchObject({
+      name: "docs",
+      kind: "standard",
+      columns: [{ name: "text", type: "text", embed: true }],
+      metadata_columns: [],
+      embedding_model: "local/hash",
+      dimensions: 384,
+    });
+    expect(dataset.id).toMatch(/^ds_[0-9a-z]{20}$/);
+    expect(await getDataset(ctx, dataset.id)).toEqual(dataset);
+  });
+
+  it.each([
+    [{ name: "x", columns: [] }, "columns"],
+    [{ name: "x", columns: [{ name: "bad name", type: "text" as const, embed: true }] }, "columns[0].name"],
+    [
+      {
+        name: "x",
+        columns: [
+          { name: "a", type: "text" as const, embed: true },
+          { name: "a", type: "text" as const, embed: false },
+        ],
+      },
+      "columns[1].name",
+    ],
+    [
+      {
+        name: "x",
+        columns: [
+          { name: "a", type: "text" as const, embed: true },
+          { name: "b", type: "text" as const, embed: true },
+        ],
+      },
+      "columns",
+    ],
+    [{ name: "x", metadata_columns: [{ name: "rowId", type: "number" as const }] }, "metadata_columns[0].name"],
+    [{ name: "x", embedding_model: "nope/model" }, "embedding_model"],
+    [{ name: "x", embedding_model: "openai/some-new-model" }, "dimensions"],
+  ])("rejects invalid input %#, naming %s", async (input, path) => {
+    const { ctx } = await createTenant(db);
+    await expect(createDataset(ctx, input, defaults)).rejects.toMatchObject({
+      code: "bad_request",
+      path,
+    });
+    expect(await listDatasets(ctx, page)).toEqual([]);
+  });
+
+  it("accepts explicit dimensions for models Quarry does not know", async () => {
+    const { ctx } = await createTenant(db);
+    const dataset = await createDataset(
+      ctx,
+      { name: "x", embedding_model: "openai/some-new-model", dimensions: 256 },
+      defaults,
+    );
+    expect(dataset.dimensions).toBe(256);
+  });
+
+  it("lists only the caller's datasets, oldest first, paged", async () => {
+    const a = await createTenant(db, "a");
+    const b = await createTenant(db, "b");
+    const first = await createDataset(a.ctx, { name: "one" }, defaults);
+    const second = await createDataset(a.ctx, { name: "two" }, defaults);
+    await createDataset(b.ctx, { name: "other" }, defaults);
+    expect((await listDatasets(a.ctx, page)).map((d) => d.id)).toEqual([first.id, second.id]);
+    expect((await listDatasets(a.ctx, { offset: 1, pageSize: 1 })).map((d) => d.id)).toEqual([second.id]);
+  });
+
+  it("answers 401 for another project's dataset and 404 for an unknown one", async () => {
+    const a = await createTenant(db, "a");
+    const b = await createTenant(db, "b");
+    const dataset = await createDataset(a.ctx, { name: "mine" }, defaults);
+    await expect(getDataset(b.ctx, dataset.id)).rejects.toMatchObject({ code: "unauthorized" });
+    await expect(getDataset(a.ctx, "ds_unknown")).rejects.toMatchObject({ code: "not_found" });
+    const files = recordingFiles();
+    await expect(deleteDataset(b.ctx, dataset.id, files.store)).rejects.toMatchObject({
+      code: "unauthorized",
+    });
+    expect(files.deleted).toEqual([]);
+    expect(await getDataset(a.ctx, dataset.id)).toMatchObject({ id: dataset.id });
+  });
+
+  it("deletes a dataset with its documents, rows and files", async () => {
+    const { ctx } = await createTenant(db);
+    const dataset = await createDataset(ctx, { name: "gone" }, defaults);
+    await seedDocument(ctx.projectId, dataset.id, "doc-1", 3);
+    const files = recordingFiles();
+    await deleteDataset(ctx, dataset.id, files.store);
+    expect(files.deleted).toEqual([`${dataset.id}/*`]);
+    await expect(getDataset(ctx, dataset.id)).rejects.toMatchObject({ code: "not_found" });
+    const [left] = await db.select({ n: count() }).from(rows).where(eq(rows.datasetId, dataset.id));
+    expect(left?.n).toBe(0);
+  });
+});
+
+describe("documents", () => {
+  it("lists and gets documents with row counts and status", async () => {
+    const { ctx } = await createTenant(db);
+    const dataset = await createDataset(ctx, { name: "d" }, defaults);
+    await seedDocument(ctx.projectId, dataset.id, "doc-a", 2);
+    await seedDocument(ctx.projectId, dataset.id, "doc-b", 0);
+    const listed = await listDocuments(ctx, dataset.id, page);
+    expect(listed.map((d) => [d.id, d.row_count, d.status])).toEqual([
+      ["doc-a", 2, "ready"],
+      ["doc-b", 0, "ready"],
+    ]);
+    expect(await getDocument(ctx, dataset.id, "doc-a")).toMatchObject({
+      id: "doc-a",
+      dataset_id: dataset.id,
+      row_count: 2,
+      url: `/${dataset.id}/doc-a/file.txt`,
+      error: null,
+    });
+    await expect(getDocument(ctx, dataset.id, "nope")).rejects.toMatchObject({ code: "not_found" });
+  });
+
+  it("deletes a document's rows and its file, and nothing else", async () => {
+    const { ctx } = await createTenant(db);
+    const dataset = await createDataset(ctx, { name: "d" }, defaults);
+    await seedDocument(ctx.projectId, dataset.id, "keep", 2);
+    await seedDocument(ctx.projectId, dataset.id, "drop", 3);
+    const files = recordingFiles();
+    await deleteDocument(ctx, dataset.id, "drop", files.store);
+    expect(files.deleted).toEqual([`${dataset.id}/drop/file.txt`]);
+    expect((await listDocuments(ctx, dataset.id, page)).map((d) => [d.id, d.row_count])).toEqual([
+      ["keep", 2],
+    ]);
+  });
+
+  it("does not let another project list or delete documents", async () => {
+    const a = await createTenant(db, "a");
+    const b = await createTenant(db, "b");
+    const dataset = await createDataset(a.ctx, { name: "d" }, defaults);
+    await seedDocument(a.ctx.projectId, dataset.id, "secret", 1);
+    await expect(listDocuments(b.ctx, dataset.id, page)).rejects.toMatchObject({ code: "unauthorized" });
+    const files = recordingFiles();
+    await expect(deleteDocument(b.ctx, dataset.id, "secret", files.store)).rejects.toMatchObject({
+      code: "unauthorized",
+    });
+    expect((await listDocuments(a.ctx, dataset.id, page)).map((d) => d.row_count)).toEqual([1]);
+  });
+});
+
+async function seedDocument(projectId: string, datasetId: string, id: string, rowCount: number) {
+  await db.insert(documents).values({
+    projectId,
+    datasetId,
+    id,
+    filename: "file.txt",
+    url: `/${datasetId}/${id}/file.txt`,
+    storageKey: `${datasetId}/${id}/file.txt`,
+    status: "ready",
+  });
+  for (let i = 0; i < rowCount; i++) {
+    await db.insert(rows).values({
+      projectId,
+      datasetId,
+      documentId: id,
+      data: { text: `row ${i}` },
+      metadata: {},
+    });
+  }
+}

@@ -1,0 +1,22 @@
+import { PGlite } from "@electric-sql/pglite";
+import { vector } from "@electric-sql/pglite-pgvector";
+import type { Database } from "@quarry/db";
+import { schema } from "@quarry/db";
+import { openEmbeddedDatabase } from "@quarry/local-stack";
+import { drizzle } from "drizzle-orm/pglite";
+
+let template: Promise<Blob> | undefined;
+
+/**
+ * A fresh, migrated in-memory Postgres for one test file. Creating and migrating a PGlite
+ * database takes seconds, so the first one is dumped and the rest are loaded from the dump.
+ */
+export async function freshDatabase(): Promise<{ db: Database; pglite: PGlite }> {
+  template ??= openEmbeddedDatabase().then(async (seed) => {
+    const dump = await seed.dumpDataDir("none");
+    await seed.close();
+    return dump;
+  });
+  const pglite = await PGlite.create({ loadDataDir: await template, extensions: { vector } });
+  return { db: drizzle({ client: pglite, schema }) as unknown as Database, pglite };
+}

@@ -1,0 +1,60 @@
+import {
+  boolean,
+  doublePrecision,
+  index,
+  integer,
+  jsonb,
+  pgTable,
+  real,
+  text,
+  timestamp,
+} from "drizzle-orm/pg-core";
+import { endpoints } from "./endpoints.ts";
+
+/** One row per completion (E4), including failed and abandoned ones. */
+export const logs = pgTable(
+  "logs",
+  {
+    id: text("id").primaryKey(),
+    projectId: text("project_id").notNull(),
+    endpointId: text("endpoint_id")
+      .notNull()
+      .references(() => endpoints.id, { onDelete: "cascade" }),
+    deploymentId: integer("deployment_id").notNull(),
+    /** the API key that called, or the `user` string the caller passed */
+    userId: text("user_id").notNull(),
+    model: text("model").notNull(),
+    serviceModelName: text("service_model_name").notNull(),
+    prompt: jsonb("prompt").notNull(),
+    completion: text("completion").notNull().default(""),
+    values: jsonb("values").$type<Record<string, unknown> | null>(),
+    searchResults: jsonb("search_results").$type<unknown[]>().notNull().default([]),
+    status: integer("status").notNull(),
+    error: text("error"),
+    positiveRating: boolean("positive_rating"),
+    promptTokens: integer("prompt_tokens").notNull().default(0),
+    completionTokens: integer("completion_tokens").notNull().default(0),
+    promptCost: doublePrecision("prompt_cost").notNull().default(0),
+    completionCost: doublePrecision("completion_cost").notNull().default(0),
+    temperature: real("temperature"),
+    latencyMs: integer("latency_ms"),
+    createdAt: timestamp("created_at", { withTimezone: true, mode: "date" }).notNull().defaultNow(),
+  },
+  (t) => [index("logs_endpoint_created_idx").on(t.endpointId, t.createdAt.desc(), t.id.desc())],
+);
+
+export const logComments = pgTable(
+  "log_comments",
+  {
+    id: text("id").primaryKey(),
+    projectId: text("project_id").notNull(),
+    logId: text("log_id")
+      .notNull()
+      .references(() => logs.id, { onDelete: "cascade" }),
+    name: text("name").notNull(),
+    email: text("email").notNull(),
+    comment: text("comment").notNull(),
+    createdAt: timestamp("created_at", { withTimezone: true, mode: "date" }).notNull().defaultNow(),
+  },
+  (t) => [index("log_comments_log_idx").on(t.logId, t.createdAt)],
+);

@@ -1,0 +1,7 @@
+import { pgTable, text, timestamp } from "drizzle-orm/pg-core";
+
+export const projects = pgTable("projects", {
+  id: text("id").primaryKey(),
+  name: text("name").notNull(),
+  createdAt: timestamp("created_at", { withTimezone: true, mode: "date" }).notNull().defaultNow(),
+});

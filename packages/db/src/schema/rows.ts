@@ -1,0 +1,34 @@
+import { sql } from "drizzle-orm";
+import { bigint, index, jsonb, pgTable, text, timestamp } from "drizzle-orm/pg-core";
+import { datasets } from "./datasets.ts";
+import { tsvector, vector } from "./types.ts";
+
+/**
+ * Rows (chunks) of a dataset. `id` is an identity column: it is the public row id and also
+ * the insertion order that E6 lists by, so (dataset_id, id) is the listing index.
+ */
+export const rows = pgTable(
+  "rows",
+  {
+    id: bigint("id", { mode: "number" }).primaryKey().generatedAlwaysAsIdentity(),
+    projectId: text("project_id").notNull(),
+    datasetId: text("dataset_id")
+      .notNull()
+      .references(() => datasets.id, { onDelete: "cascade" }),
+    documentId: text("document_id").notNull(),
+    data: jsonb("data").$type<Record<string, string>>().notNull(),
+    metadata: jsonb("metadata").$type<Record<string, unknown>>().notNull(),
+    /** embedding of the dataset's embedded column; null when the row is stored unembedded */
+    embedding: vector("embedding"),
+    /** keyword index of the embedded text, for hybrid search */
+    fts: tsvector("fts"),
+    imagePaths: jsonb("image_paths").$type<Record<string, string> | null>(),
+    createdAt: timestamp("created_at", { withTimezone: true, mode: "date" }).notNull().defaultNow(),
+  },
+  (t) => [
+    index("rows_dataset_id_idx").on(t.datasetId, t.id),
+    index("rows_dataset_document_idx").on(t.datasetId, t.documentId, t.id),
+    index("rows_metadata_gin_idx").using("gin", sql`${t.metadata} jsonb_path_ops`),
+    index("rows_fts_gin_idx").using("gin", t.fts),
+  ],
+);

@@ -1,0 +1,26 @@
+import { readdir, readFile, stat } from "node:fs/promises";
+import { join } from "node:path";
+import { gzipSync } from "node:zlib";
+
+/**
+ * Reports the gzip size of each `wrangler deploy --dry-run --outdir` bundle and fails when
+ * the api worker exceeds Cloudflare's 1 MiB (free plan) limit.
+ */
+const LIMIT = 1024 * 1024;
+const report: Record<string, { raw: number; gzip: number }> = {};
+for (const worker of ["api", "ingest"]) {
+  const dir = join(".build", worker);
+  let raw = 0;
+  const chunks: Buffer[] = [];
+  for (const file of await readdir(dir)) {
+    if (!/\.(js|mjs|wasm)$/.test(file)) continue;
+    raw += (await stat(join(dir, file))).size;
+    chunks.push(await readFile(join(dir, file)));
+  }
+  report[worker] = { raw, gzip: gzipSync(Buffer.concat(chunks), { level: 9 }).length };
+}
+console.log(JSON.stringify({ bundles: report, limit_gzip: LIMIT }));
+if ((report.api?.gzip ?? Number.POSITIVE_INFINITY) > LIMIT) {
+  console.error("the api worker is over 1 MiB gzip");
+  process.exit(1);
+}

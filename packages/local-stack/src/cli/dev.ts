@@ -1,0 +1,48 @@
+import { startStack } from "../stack.ts";
+
+/**
+ * `pnpm dev`: the whole stack on the embedded default. Reads PORT, DATA_DIR, ADMIN_TOKEN,
+ * EMBEDDING_MODEL, OPENAI_API_KEY, OPENAI_BASE_URL, ALLOW_PRIVATE_URLS.
+ */
+const env = process.env;
+const port = Number(env.PORT ?? 8787);
+if (!Number.isInteger(port) || port < 1 || port > 65535) {
+  console.error(`PORT must be a TCP port, got ${env.PORT}`);
+  process.exit(2);
+}
+
+const stack = await startStack({
+  port,
+  dataDir: env.DATA_DIR ?? ".data",
+  adminToken: env.ADMIN_TOKEN || undefined,
+  embeddingModel: env.EMBEDDING_MODEL || undefined,
+  openaiApiKey: env.OPENAI_API_KEY || undefined,
+  openaiBaseUrl: env.OPENAI_BASE_URL || undefined,
+  allowPrivateUrls: env.ALLOW_PRIVATE_URLS === "true",
+  log: (line) => console.error(`[quarry] ${line}`),
+}).catch((error: unknown) => {
+  console.error(`[quarry] failed to start: ${error instanceof Error ? error.message : error}`);
+  process.exit(1);
+});
+
+if (stack.adminTokenGenerated) {
+  console.log(`ADMIN_TOKEN=${stack.adminToken}  (generated; kept in ${env.DATA_DIR ?? ".data"}/admin-token)`);
+}
+console.log(`Postgres (embedded, pgvector): ${stack.databaseUrl}`);
+console.log(`Quarry ready at ${stack.baseUrl}  (API reference: ${stack.baseUrl}/docs)`);
+
+let shuttingDown = false;
+for (const signal of ["SIGINT", "SIGTERM"] as const) {
+  process.on(signal, () => {
+    if (shuttingDown) return;
+    shuttingDown = true;
+    console.error(`[quarry] ${signal}: stopping, data kept`);
+    stack.stop().then(
+      () => process.exit(0),
+      (error: unknown) => {
+        console.error(error);
+        process.exit(1);
+      },
+    );
+  });
+}

@@ -1,0 +1,22 @@
+import { createRequire } from "node:module";
+import { dirname, join } from "node:path";
+import { PGlite } from "@electric-sql/pglite";
+import { vector } from "@electric-sql/pglite-pgvector";
+import { drizzle } from "drizzle-orm/pglite";
+import { migrate } from "drizzle-orm/pglite/migrator";
+
+/** The committed drizzle-kit migrations of @quarry/db. */
+export function migrationsFolder(): string {
+  const require = createRequire(import.meta.url);
+  return join(dirname(require.resolve("@quarry/db/package.json")), "migrations");
+}
+
+/**
+ * Opens (or creates) the embedded Postgres with pgvector and applies pending migrations.
+ * `dataDir` undefined means in memory (tests).
+ */
+export async function openEmbeddedDatabase(dataDir?: string): Promise<PGlite> {
+  const db = await PGlite.create({ dataDir, extensions: { vector } });
+  await migrate(drizzle({ client: db }), { migrationsFolder: migrationsFolder() });
+  return db;
+}

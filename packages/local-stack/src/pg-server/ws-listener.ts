@@ -1,0 +1,70 @@
+import { createServer } from "node:http";
+import type { AddressInfo } from "node:net";
+import { type RawData, WebSocket, WebSocketServer } from "ws";
+import type { AcceptTransport, Listener, Transport } from "./transport.ts";
+
+function toBuffer(data: RawData): Buffer {
+  if (Buffer.isBuffer(data)) return data;
+  if (Array.isArray(data)) return Buffer.concat(data);
+  return Buffer.from(data);
+}
+
+function webSocketTransport(ws: WebSocket, label: string): Transport {
+  return {
+    label,
+    write(bytes) {
+      // Copy: PGlite hands out views into its WASM heap that it will overwrite.
+      if (ws.readyState === WebSocket.OPEN) ws.send(Buffer.from(bytes), { binary: true });
+    },
+    end() {
+      // Graceful close handshake; `ws` terminates by itself if the peer never answers.
+      if (ws.readyState === WebSocket.OPEN || ws.readyState === WebSocket.CONNECTING) ws.close(1000);
+    },
+    destroy() {
+      ws.terminate();
+    },
+  };
+}
+
+/**
+ * WebSocket listener for the Neon serverless driver. It behaves like Neon's
+ * wsproxy: each WebSocket is one Postgres connection whose binary frames are raw
+ * protocol bytes. The `?address=host:port` the driver appends is ignored — there is
+ * only one database behind this proxy.
+ */
+export function listenWebSocket(
+  host: string,
+  port: number,
+  accept: AcceptTransport,
+): Promise<Listener> {
+  const server = createServer((_req, res) => {
+    res.writeHead(426, { Upgrade: "websocket", "Content-Type": "text/plain" });
+    res.end("This endpoint only speaks WebSocket (Postgres wire protocol).\n");
+  });
+  const wss = new WebSocketServer({ noServer: true, perMessageDeflate: false });
+  server.on("upgrade", (req, socket, head) => {
+    wss.handleUpgrade(req, socket, head, (ws) => {
+      const label = `ws ${req.socket.remoteAddress}:${req.socket.remotePort} ${req.url ?? ""}`;
+      const sink = accept(webSocketTransport(ws, label));
+      ws.on("message", (data) => sink.receive(toBuffer(data)));
+      ws.on("error", (err) => sink.close(`websocket error: ${err.message}`));
+      ws.on("close", () => sink.close("client disconnected"));
+    });
+  });
+  return new Promise((resolve, reject) => {
+    server.once("error", reject);
+    server.listen(port, host, () => {
+      server.off("error", reject);
+      resolve({
+        port: (server.address() as AddressInfo).port,
+        close: () =>
+          new Promise((done) => {
+            wss.close();
+            server.close(() => done());
+            // Drops idle keep-alive HTTP connections that would hold close() open.
+            server.closeAllConnections();
+          }),
+      });
+    });
+  });
+}

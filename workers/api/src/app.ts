@@ -1,0 +1,35 @@
+import { OpenAPIHono } from "@hono/zod-openapi";
+import type { Config } from "./env.ts";
+import { errorResponse, handleError } from "./http/errors.ts";
+import type { HonoEnv } from "./http/hono-env.ts";
+import { validationHook } from "./http/validation.ts";
+import { requireAdmin, requireApiKey } from "./middleware/auth.ts";
+import { requestId } from "./middleware/request-id.ts";
+import { services } from "./middleware/services.ts";
+import { registerAdmin } from "./routes/admin.ts";
+import { registerDatasets } from "./routes/datasets.ts";
+import { registerDocs } from "./routes/docs.ts";
+import { registerDocuments } from "./routes/documents.ts";
+import { registerEndpoints } from "./routes/endpoints.ts";
+import { registerHealth } from "./routes/health.ts";
+
+/** The one app factory. Auth runs before routing-level validation, so 401 beats 400. */
+export function createApp(config: (env: HonoEnv["Bindings"]) => Config) {
+  const app = new OpenAPIHono<HonoEnv>({ defaultHook: validationHook });
+  app.use("*", requestId);
+  app.use("*", services(config));
+  app.use("/admin/*", requireAdmin);
+  app.use("/api/*", requireApiKey);
+  app.use("/endpoints/*", requireApiKey);
+
+  registerHealth(app);
+  registerDocs(app);
+  registerAdmin(app);
+  registerDatasets(app);
+  registerDocuments(app);
+  registerEndpoints(app);
+
+  app.notFound((c) => errorResponse(c, "not_found", `No route for ${c.req.method} ${c.req.path}`));
+  app.onError(handleError);
+  return app;
+}

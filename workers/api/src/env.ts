@@ -1,0 +1,33 @@
+import { z } from "@hono/zod-openapi";
+
+/**
+ * The worker's bindings, validated once per isolate at the entry (worker.ts). Secrets:
+ * DATABASE_URL, ADMIN_TOKEN, OPENAI_API_KEY. NEON_LOCAL_PROXY is set only by `pnpm dev`.
+ */
+export const envSchema = z.object({
+  DATABASE_URL: z.string().min(1, "DATABASE_URL is required (a Neon connection string)"),
+  ADMIN_TOKEN: z.string().min(16, "ADMIN_TOKEN is required (16+ characters)"),
+  EMBEDDING_MODEL: z.string().default("local/hash"),
+  OPENAI_API_KEY: z.string().optional(),
+  OPENAI_BASE_URL: z.string().url().optional(),
+  ALLOW_PRIVATE_URLS: z
+    .enum(["true", "false", ""])
+    .optional()
+    .transform((v) => v === "true"),
+  NEON_LOCAL_PROXY: z.string().optional(),
+});
+
+export type Config = z.infer<typeof envSchema>;
+
+export interface Bindings {
+  DATABASE_URL: string;
+  ADMIN_TOKEN: string;
+  EMBEDDING_MODEL?: string;
+  OPENAI_API_KEY?: string;
+  OPENAI_BASE_URL?: string;
+  ALLOW_PRIVATE_URLS?: string;
+  NEON_LOCAL_PROXY?: string;
+  FILES: R2Bucket;
+  INGEST_QUEUE: Queue<unknown>;
+  AI?: Ai;
+}

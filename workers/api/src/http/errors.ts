@@ -1,0 +1,54 @@
+import type { ErrorCode } from "@quarry/core";
+import { ServiceError } from "@quarry/core";
+import { z } from "@hono/zod-openapi";
+import type { Context } from "hono";
+import { HTTPException } from "hono/http-exception";
+import type { ContentfulStatusCode } from "hono/utils/http-status";
+import type { HonoEnv } from "./hono-env.ts";
+
+/** The one mapping from domain error codes to HTTP statuses. */
+export const codeToStatus: Record<ErrorCode, ContentfulStatusCode> = {
+  bad_request: 400,
+  unauthorized: 401,
+  not_found: 404,
+  conflict: 409,
+  payload_too_large: 413,
+  unsupported_media_type: 415,
+  rate_limited: 429,
+  upstream_error: 502,
+  internal: 500,
+};
+
+const statusToCode = new Map<number, ErrorCode>(
+  Object.entries(codeToStatus).map(([code, status]) => [status, code as ErrorCode]),
+);
+
+export const ErrorEnvelope = z
+  .object({
+    error: z.object({
+      code: z.enum(Object.keys(codeToStatus) as [ErrorCode, ...ErrorCode[]]),
+      message: z.string(),
+      request_id: z.string(),
+    }),
+  })
+  .openapi("Error");
+
+export function errorResponse(c: Context<HonoEnv>, code: ErrorCode, message: string): Response {
+  return c.json(
+    { error: { code, message, request_id: c.get("requestId") ?? "" } },
+    codeToStatus[code],
+  );
+}
+
+/** Known errors first, then Hono's HTTP exceptions, then the unknown (logged, 500). */
+export function handleError(err: Error, c: Context<HonoEnv>): Response {
+  if (err instanceof ServiceError) return errorResponse(c, err.code, err.message);
+  if (err instanceof HTTPException) {
+    const code = statusToCode.get(err.status) ?? (err.status >= 500 ? "internal" : "bad_request");
+    return errorResponse(c, code, err.message || "Request failed");
+  }
+  console.error(
+    JSON.stringify({ level: "error", request_id: c.get("requestId"), error: String(err), stack: err.stack }),
+  );
+  return errorResponse(c, "internal", "Internal error; quote the request id when reporting it");
+}

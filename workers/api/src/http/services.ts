@@ -1,0 +1,34 @@
+import type { FileStore, ProjectContext } from "@quarry/core";
+import type { Database } from "@quarry/db";
+import { openDatabase, r2FileStore } from "@quarry/worker-kit";
+import type { Bindings, Config } from "../env.ts";
+
+/**
+ * Everything a handler may use, built once per request by the services middleware.
+ * Handlers never construct clients themselves. The database opens on first use.
+ */
+export interface Services {
+  config: Config;
+  db(): Database;
+  files: FileStore;
+  project(projectId: string): ProjectContext;
+  /** closes what the request opened; the middleware hands this to `waitUntil` */
+  close(): Promise<void>;
+}
+
+export function createServices(config: Config, bindings: Bindings): Services {
+  let handle: ReturnType<typeof openDatabase> | undefined;
+  const db = () => {
+    handle ??= openDatabase(config.DATABASE_URL, config.NEON_LOCAL_PROXY);
+    return handle.db;
+  };
+  return {
+    config,
+    db,
+    files: r2FileStore(bindings.FILES),
+    project: (projectId) => ({ db: db(), projectId }),
+    close: async () => {
+      await handle?.close();
+    },
+  };
+}

@@ -1,0 +1,61 @@
+import { createRoute, type OpenAPIHono } from "@hono/zod-openapi";
+import { createApiKey, createProject, revokeApiKey } from "@quarry/core";
+import type { HonoEnv } from "../http/hono-env.ts";
+import { adminSecurity, errorResponses, jsonBody, jsonResponse } from "../http/openapi.ts";
+import {
+  ApiKeySchema,
+  CreateApiKeyBody,
+  CreateProjectBody,
+  KeyParams,
+  ProjectParams,
+  ProjectSchema,
+} from "../http/schemas/management.ts";
+
+const createProjectRoute = createRoute({
+  method: "post",
+  path: "/admin/projects",
+  tags: ["Admin"],
+  summary: "Create a project",
+  security: adminSecurity,
+  request: { body: jsonBody(CreateProjectBody) },
+  responses: { 201: jsonResponse(ProjectSchema, "The new project"), ...errorResponses },
+});
+
+const createKeyRoute = createRoute({
+  method: "post",
+  path: "/admin/projects/{id}/keys",
+  tags: ["Admin"],
+  summary: "Issue an API key for a project (the key is shown once)",
+  security: adminSecurity,
+  request: { params: ProjectParams, body: jsonBody(CreateApiKeyBody) },
+  responses: { 201: jsonResponse(ApiKeySchema, "The new key"), ...errorResponses },
+});
+
+const revokeKeyRoute = createRoute({
+  method: "delete",
+  path: "/admin/keys/{key_id}",
+  tags: ["Admin"],
+  summary: "Revoke an API key; it stops working at once",
+  security: adminSecurity,
+  request: { params: KeyParams },
+  responses: { 204: { description: "Revoked" }, ...errorResponses },
+});
+
+export function registerAdmin(app: OpenAPIHono<HonoEnv>) {
+  app.openapi(createProjectRoute, async (c) => {
+    const project = await createProject(c.get("services").db(), c.req.valid("json"));
+    return c.json(project, 201);
+  });
+  app.openapi(createKeyRoute, async (c) => {
+    const body = c.req.valid("json");
+    const key = await createApiKey(c.get("services").db(), {
+      projectId: c.req.valid("param").id,
+      ...body,
+    });
+    return c.json(key, 201);
+  });
+  app.openapi(revokeKeyRoute, async (c) => {
+    await revokeApiKey(c.get("services").db(), c.req.valid("param").key_id);
+    return c.body(null, 204);
+  });
+}

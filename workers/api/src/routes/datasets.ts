@@ -1,0 +1,78 @@
+import { createRoute, type OpenAPIHono, z } from "@hono/zod-openapi";
+import { createDataset, deleteDataset, getDataset, listDatasets } from "@quarry/core";
+import type { HonoEnv } from "../http/hono-env.ts";
+import {
+  errorResponses,
+  jsonBody,
+  jsonResponse,
+  PageQuery,
+  projectSecurity,
+  toPage,
+} from "../http/openapi.ts";
+import { CreateDatasetBody, DatasetParams, DatasetSchema } from "../http/schemas/management.ts";
+
+const tags = ["Datasets"];
+
+const createDatasetRoute = createRoute({
+  method: "post",
+  path: "/api/datasets",
+  tags,
+  summary: "Create a dataset",
+  security: projectSecurity,
+  request: { body: jsonBody(CreateDatasetBody) },
+  responses: { 201: jsonResponse(DatasetSchema, "The new dataset"), ...errorResponses },
+});
+
+const listDatasetsRoute = createRoute({
+  method: "get",
+  path: "/api/datasets",
+  tags,
+  summary: "List the project's datasets (oldest first)",
+  security: projectSecurity,
+  request: { query: PageQuery },
+  responses: { 200: jsonResponse(z.array(DatasetSchema), "Datasets"), ...errorResponses },
+});
+
+const getDatasetRoute = createRoute({
+  method: "get",
+  path: "/api/datasets/{id}",
+  tags,
+  summary: "Get a dataset",
+  security: projectSecurity,
+  request: { params: DatasetParams },
+  responses: { 200: jsonResponse(DatasetSchema, "The dataset"), ...errorResponses },
+});
+
+const deleteDatasetRoute = createRoute({
+  method: "delete",
+  path: "/api/datasets/{id}",
+  tags,
+  summary: "Delete a dataset with its documents, rows and files",
+  security: projectSecurity,
+  request: { params: DatasetParams },
+  responses: { 204: { description: "Deleted" }, ...errorResponses },
+});
+
+export function registerDatasets(app: OpenAPIHono<HonoEnv>) {
+  app.openapi(createDatasetRoute, async (c) => {
+    const { services, caller } = c.var;
+    const dataset = await createDataset(services.project(caller.projectId), c.req.valid("json"), {
+      embeddingModel: services.config.EMBEDDING_MODEL,
+    });
+    return c.json(dataset, 201);
+  });
+  app.openapi(listDatasetsRoute, async (c) => {
+    const { services, caller } = c.var;
+    const found = await listDatasets(services.project(caller.projectId), toPage(c.req.valid("query")));
+    return c.json(found, 200);
+  });
+  app.openapi(getDatasetRoute, async (c) => {
+    const { services, caller } = c.var;
+    return c.json(await getDataset(services.project(caller.projectId), c.req.valid("param").id), 200);
+  });
+  app.openapi(deleteDatasetRoute, async (c) => {
+    const { services, caller } = c.var;
+    await deleteDataset(services.project(caller.projectId), c.req.valid("param").id, services.files);
+    return c.body(null, 204);
+  });
+}

@@ -1,0 +1,60 @@
+import { createRoute, type OpenAPIHono, z } from "@hono/zod-openapi";
+import { deleteDocument, getDocument, listDocuments } from "@quarry/core";
+import type { HonoEnv } from "../http/hono-env.ts";
+import { errorResponses, jsonResponse, PageQuery, projectSecurity, toPage } from "../http/openapi.ts";
+import { DatasetParams, DocumentParams, DocumentSchema } from "../http/schemas/management.ts";
+
+const tags = ["Documents"];
+
+const listDocumentsRoute = createRoute({
+  method: "get",
+  path: "/api/datasets/{id}/documents",
+  tags,
+  summary: "List a dataset's documents with status, progress and row counts",
+  security: projectSecurity,
+  request: { params: DatasetParams, query: PageQuery },
+  responses: { 200: jsonResponse(z.array(DocumentSchema), "Documents"), ...errorResponses },
+});
+
+const getDocumentRoute = createRoute({
+  method: "get",
+  path: "/api/datasets/{id}/documents/{document_id}",
+  tags,
+  summary: "Get a document",
+  security: projectSecurity,
+  request: { params: DocumentParams },
+  responses: { 200: jsonResponse(DocumentSchema, "The document"), ...errorResponses },
+});
+
+const deleteDocumentRoute = createRoute({
+  method: "delete",
+  path: "/api/datasets/{id}/documents/{document_id}",
+  tags,
+  summary: "Delete a document, its rows and its stored file",
+  security: projectSecurity,
+  request: { params: DocumentParams },
+  responses: { 204: { description: "Deleted" }, ...errorResponses },
+});
+
+export function registerDocuments(app: OpenAPIHono<HonoEnv>) {
+  app.openapi(listDocumentsRoute, async (c) => {
+    const { services, caller } = c.var;
+    const found = await listDocuments(
+      services.project(caller.projectId),
+      c.req.valid("param").id,
+      toPage(c.req.valid("query")),
+    );
+    return c.json(found, 200);
+  });
+  app.openapi(getDocumentRoute, async (c) => {
+    const { services, caller } = c.var;
+    const { id, document_id } = c.req.valid("param");
+    return c.json(await getDocument(services.project(caller.projectId), id, document_id), 200);
+  });
+  app.openapi(deleteDocumentRoute, async (c) => {
+    const { services, caller } = c.var;
+    const { id, document_id } = c.req.valid("param");
+    await deleteDocument(services.project(caller.projectId), id, document_id, services.files);
+    return c.body(null, 204);
+  });
+}

@@ -1,0 +1,81 @@
+import { describe, expect, it } from "vitest";
+import { call, expectEnvelope } from "./support/client.ts";
+import { createTenant } from "./support/tenant.ts";
+
+describe("datasets API", () => {
+  it("creates, lists, gets and deletes a dataset", async () => {
+    const { key } = await createTenant();
+    const created = await call("/api/datasets", {
+      method: "POST",
+      token: key,
+      body: {
+        name: "papers",
+        kind: "hybrid",
+        metadata_columns: [{ name: "year", type: "number" }],
+      },
+    });
+    expect(created.status).toBe(201);
+    expect(created.body).toMatchObject({
+      id: expect.stringMatching(/^ds_/),
+      name: "papers",
+      kind: "hybrid",
+      columns: [{ name: "text", type: "text", embed: true }],
+      metadata_columns: [{ name: "year", type: "number" }],
+      embedding_model: "local/hash",
+      dimensions: 384,
+    });
+    const id = created.body.id;
+
+    expect((await call(`/api/datasets/${id}`, { token: key })).body).toEqual(created.body);
+    expect((await call("/api/datasets", { token: key })).body).toEqual([created.body]);
+
+    const deleted = await call(`/api/datasets/${id}`, { method: "DELETE", token: key });
+    expect(deleted.status).toBe(204);
+    expectEnvelope(await call(`/api/datasets/${id}`, { token: key }), 404, "not_found");
+    expect((await call("/api/datasets", { token: key })).body).toEqual([]);
+  });
+
+  it("pages the listing with offset and page_size", async () => {
+    const { key } = await createTenant();
+    const ids: string[] = [];
+    for (const name of ["a", "b", "c"]) {
+      ids.push((await call("/api/datasets", { method: "POST", token: key, body: { name } })).body.id);
+    }
+    const page = await call("/api/datasets?offset=1&page_size=1", { token: key });
+    expect(page.body.map((d: { id: string }) => d.id)).toEqual([ids[1]]);
+    expectEnvelope(await call("/api/datasets?page_size=1001", { token: key }), 400, "bad_request");
+    expectEnvelope(await call("/api/datasets?offset=-1", { token: key }), 400, "bad_request");
+  });
+
+  it.each([
+    [{ name: "x", kind: "fancy" }, "kind"],
+    [{ name: "x", columns: [] }, "columns"],
+    [{ name: "x", columns: [{ name: "bad name", embed: true }] }, "columns[0].name"],
+    [{ name: "x", embedding_model: "nope/x" }, "embedding_model"],
+    [{ name: "x", metadata_columns: [{ name: "url", type: "string" }] }, "metadata_columns[0].name"],
+    [{ name: "x", metadata_columns: [{ name: "tags", type: "object" }] }, "metadata_columns[0].type"],
+  ])("rejects %j naming %s, and stores nothing", async (body, field) => {
+    const { key } = await createTenant();
+    const error = expectEnvelope(
+      await call("/api/datasets", { method: "POST", token: key, body }),
+      400,
+      "bad_request",
+    );
+    expect(error.message).toContain(field);
+    expect((await call("/api/datasets", { token: key })).body).toEqual([]);
+  });
+
+  it("keeps projects apart: 401 for another project's dataset, which stays intact", async () => {
+    const owner = await createTenant("owner");
+    const intruder = await createTenant("intruder");
+    const dataset = (await call("/api/datasets", { method: "POST", token: owner.key, body: { name: "private" } })).body;
+    expectEnvelope(await call(`/api/datasets/${dataset.id}`, { token: intruder.key }), 401, "unauthorized");
+    expectEnvelope(
+      await call(`/api/datasets/${dataset.id}`, { method: "DELETE", token: intruder.key }),
+      401,
+      "unauthorized",
+    );
+    expect((await call("/api/datasets", { token: intruder.key })).body).toEqual([]);
+    expect((await call(`/api/datasets/${dataset.id}`, { token: owner.key })).status).toBe(200);
+  });
+});

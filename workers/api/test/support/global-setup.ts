@@ -1,0 +1,44 @@
+import { mkdtemp, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import type { TestProject } from "vitest/node";
+import { type Stack, startStack } from "../../../../packages/local-stack/src/stack.ts";
+import { freePort } from "../../../../packages/local-stack/src/free-port.ts";
+
+declare module "vitest" {
+  export interface ProvidedContext {
+    baseUrl: string;
+    adminToken: string;
+  }
+}
+
+/**
+ * One real local stack for the e2e tier: workerd (wrangler dev) + embedded Postgres, on a
+ * free port and a throwaway DATA_DIR — exactly what `pnpm dev` runs.
+ * `E2E_BASE` + `E2E_ADMIN_TOKEN` point the tests at an already running stack instead.
+ */
+export default async function setup(project: TestProject) {
+  if (process.env.E2E_BASE && process.env.E2E_ADMIN_TOKEN) {
+    project.provide("baseUrl", process.env.E2E_BASE);
+    project.provide("adminToken", process.env.E2E_ADMIN_TOKEN);
+    return;
+  }
+  const dataDir = await mkdtemp(join(tmpdir(), "quarry-e2e-"));
+  let stack: Stack;
+  try {
+    stack = await startStack({
+      port: await freePort(),
+      dataDir,
+      wranglerOutput: { file: join(dataDir, "wrangler.log") },
+    });
+  } catch (error) {
+    console.error(`e2e stack failed to start; wrangler log: ${join(dataDir, "wrangler.log")}`);
+    throw error;
+  }
+  project.provide("baseUrl", stack.baseUrl);
+  project.provide("adminToken", stack.adminToken);
+  return async () => {
+    await stack.stop();
+    if (!process.env.KEEP_E2E_DATA) await rm(dataDir, { recursive: true, force: true });
+  };
+}

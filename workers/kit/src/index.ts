@@ -1,0 +1,2 @@
+export * from "./database.ts";
+export * from "./r2-file-store.ts";
