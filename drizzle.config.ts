@@ -6,5 +6,7 @@ export default defineConfig({
   dialect: "postgresql",
   schema: "./packages/db/src/schema/index.ts",
   out: "./packages/db/migrations",
-  dbCredentials: { url: process.env.DATABASE_URL ?? "postgres://quarry:quarry@127.0.0.1:5432/postgres" },
+  dbCredentials: {
+    url: process.env.DATABASE_URL ?? "postgres://quarry:quarry@127.0.0.1:5432/postgres",
+  },
 });

@@ -11,9 +11,22 @@ export default defineConfig({
         test: {
           name: "domain",
           include: ["packages/*/test/**/*.test.ts"],
+          exclude: ["packages/local-stack/test/**"],
           testTimeout: 60_000,
           hookTimeout: 120_000,
           pool: "forks",
+        },
+      },
+      {
+        // The loopback Postgres server is timing-sensitive (idle timeouts, socket teardown):
+        // its files run one at a time so a busy 2-core runner cannot starve them.
+        test: {
+          name: "stack",
+          include: ["packages/local-stack/test/**/*.test.ts"],
+          testTimeout: 60_000,
+          hookTimeout: 120_000,
+          pool: "forks",
+          fileParallelism: false,
         },
       },
       {

@@ -1,7 +1,7 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Database } from "@quarry/db";
 import { apiKeys } from "@quarry/db";
 import { eq } from "drizzle-orm";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
   authenticateApiKey,
   createApiKey,

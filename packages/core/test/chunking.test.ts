@@ -13,7 +13,20 @@ function rng(seed: number) {
   };
 }
 
-const WORDS = ["alpha", "beta", "gamma", "δέλτα", "東京", "naïve", "x", "supercalifragilistic", "😀", "e=mc²", "a.b", "end."];
+const WORDS = [
+  "alpha",
+  "beta",
+  "gamma",
+  "δέλτα",
+  "東京",
+  "naïve",
+  "x",
+  "supercalifragilistic",
+  "😀",
+  "e=mc²",
+  "a.b",
+  "end.",
+];
 
 function randomText(random: () => number): string {
   const parts: string[] = [];
@@ -61,7 +74,9 @@ describe("chunkText properties over 500 random texts", () => {
 describe("chunk boundaries", () => {
   it("prefers paragraph breaks, then sentences, then words", () => {
     const para = `${"word ".repeat(30)}\n\n${"next ".repeat(30)}`;
-    expect(chunkText(para, { chunkSize: 200, chunkOverlap: 0 })[0]!.text).toBe("word ".repeat(30).trim());
+    expect(chunkText(para, { chunkSize: 200, chunkOverlap: 0 })[0]!.text).toBe(
+      "word ".repeat(30).trim(),
+    );
     const sentences = "One sentence here. Another sentence follows it. And a third one ends";
     expect(chunkText(sentences, { chunkSize: 50, chunkOverlap: 0 })[0]!.text).toBe(
       "One sentence here. Another sentence follows it.",

@@ -1,7 +1,7 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Database } from "@quarry/db";
 import { documents, rows } from "@quarry/db";
 import { count, eq } from "drizzle-orm";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { FileStore } from "../src/index.ts";
 import {
   createDataset,
@@ -55,7 +55,10 @@ describe("datasets", () => {
 
   it.each([
     [{ name: "x", columns: [] }, "columns"],
-    [{ name: "x", columns: [{ name: "bad name", type: "text" as const, embed: true }] }, "columns[0].name"],
+    [
+      { name: "x", columns: [{ name: "bad name", type: "text" as const, embed: true }] },
+      "columns[0].name",
+    ],
     [
       {
         name: "x",
@@ -76,7 +79,10 @@ describe("datasets", () => {
       },
       "columns",
     ],
-    [{ name: "x", metadata_columns: [{ name: "rowId", type: "number" as const }] }, "metadata_columns[0].name"],
+    [
+      { name: "x", metadata_columns: [{ name: "rowId", type: "number" as const }] },
+      "metadata_columns[0].name",
+    ],
     [{ name: "x", embedding_model: "nope/model" }, "embedding_model"],
     [{ name: "x", embedding_model: "openai/some-new-model" }, "dimensions"],
   ])("rejects invalid input %#, naming %s", async (input, path) => {
@@ -105,7 +111,9 @@ describe("datasets", () => {
     const second = await createDataset(a.ctx, { name: "two" }, defaults);
     await createDataset(b.ctx, { name: "other" }, defaults);
     expect((await listDatasets(a.ctx, page)).map((d) => d.id)).toEqual([first.id, second.id]);
-    expect((await listDatasets(a.ctx, { offset: 1, pageSize: 1 })).map((d) => d.id)).toEqual([second.id]);
+    expect((await listDatasets(a.ctx, { offset: 1, pageSize: 1 })).map((d) => d.id)).toEqual([
+      second.id,
+    ]);
   });
 
   it("answers 401 for another project's dataset and 404 for an unknown one", async () => {
@@ -174,7 +182,9 @@ describe("documents", () => {
     const b = await createTenant(db, "b");
     const dataset = await createDataset(a.ctx, { name: "d" }, defaults);
     await seedDocument(a.ctx.projectId, dataset.id, "secret", 1);
-    await expect(listDocuments(b.ctx, dataset.id, page)).rejects.toMatchObject({ code: "unauthorized" });
+    await expect(listDocuments(b.ctx, dataset.id, page)).rejects.toMatchObject({
+      code: "unauthorized",
+    });
     const files = recordingFiles();
     await expect(deleteDocument(b.ctx, dataset.id, "secret", files.store)).rejects.toMatchObject({
       code: "unauthorized",

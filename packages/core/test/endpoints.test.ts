@@ -1,7 +1,7 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Database } from "@quarry/db";
 import { endpointDeployments } from "@quarry/db";
 import { asc, eq } from "drizzle-orm";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
   createDataset,
   createEndpoint,
@@ -61,14 +61,25 @@ describe("endpoints", () => {
 
   it.each([
     [{ model: "local/echo" }, "prompt"],
-    [{ model: "local/echo", prompt: "a", messages: [{ role: "user" as const, content: "b" }] }, "prompt"],
+    [
+      { model: "local/echo", prompt: "a", messages: [{ role: "user" as const, content: "b" }] },
+      "prompt",
+    ],
     [{ model: "acme/gpt", prompt: "a" }, "model"],
     [
-      { model: "local/echo", prompt: "no var", search: [{ dataset_id: "ds_x", variable: "ctx", query: "q" }] },
+      {
+        model: "local/echo",
+        prompt: "no var",
+        search: [{ dataset_id: "ds_x", variable: "ctx", query: "q" }],
+      },
       "search[0].variable",
     ],
     [
-      { model: "local/echo", prompt: "{{ctx}}", search: [{ dataset_id: "ds_missing", variable: "ctx", query: "q" }] },
+      {
+        model: "local/echo",
+        prompt: "{{ctx}}",
+        search: [{ dataset_id: "ds_missing", variable: "ctx", query: "q" }],
+      },
       "search[0].dataset_id",
     ],
   ])("rejects invalid settings %#, naming %s", async (settings, path) => {
@@ -83,7 +94,11 @@ describe("endpoints", () => {
   it("refuses a search block over another project's dataset", async () => {
     const a = await createTenant(db, "a");
     const b = await createTenant(db, "b");
-    const foreign = await createDataset(b.ctx, { name: "theirs" }, { embeddingModel: "local/hash" });
+    const foreign = await createDataset(
+      b.ctx,
+      { name: "theirs" },
+      { embeddingModel: "local/hash" },
+    );
     await expect(
       createEndpoint(a.ctx, {
         name: "sneaky",
@@ -96,9 +111,18 @@ describe("endpoints", () => {
 
   it("makes every update a new deployment and freezes each config", async () => {
     const { ctx } = await createTenant(db);
-    const created = await createEndpoint(ctx, { name: "e", model: "local/echo", prompt: "v1 {{x}}" });
+    const created = await createEndpoint(ctx, {
+      name: "e",
+      model: "local/echo",
+      prompt: "v1 {{x}}",
+    });
     const second = await updateEndpoint(ctx, created.id, { prompt: "v2 {{y}}", temperature: 0.2 });
-    expect(second).toMatchObject({ deployment_id: 2, prompt: "v2 {{y}}", temperature: 0.2, variables: ["y"] });
+    expect(second).toMatchObject({
+      deployment_id: 2,
+      prompt: "v2 {{y}}",
+      temperature: 0.2,
+      variables: ["y"],
+    });
     const third = await updateEndpoint(ctx, created.id, {
       messages: [{ role: "user", content: "chat {{z}}" }],
     });
@@ -132,7 +156,9 @@ describe("endpoints", () => {
     await expect(updateEndpoint(b.ctx, endpoint.id, { prompt: "hacked" })).rejects.toMatchObject({
       code: "unauthorized",
     });
-    await expect(deleteEndpoint(b.ctx, endpoint.id)).rejects.toMatchObject({ code: "unauthorized" });
+    await expect(deleteEndpoint(b.ctx, endpoint.id)).rejects.toMatchObject({
+      code: "unauthorized",
+    });
     await expect(getEndpoint(a.ctx, "ep_unknown")).rejects.toMatchObject({ code: "not_found" });
     expect(await listEndpoints(b.ctx, page)).toEqual([]);
     await deleteEndpoint(a.ctx, endpoint.id);

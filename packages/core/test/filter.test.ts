@@ -1,6 +1,6 @@
+import type { Database } from "@quarry/db";
 import { sql } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { Database } from "@quarry/db";
 import { compileFilter, MAX_IN_VALUES } from "../src/filter/compile-filter.ts";
 import { freshDatabase } from "./support/database.ts";
 
@@ -64,19 +64,31 @@ describe("filter semantics", () => {
     ["$exists false", { rating: { $exists: false } }, [3, 4, 5]],
     ["$and", { $and: [{ genre: "drama" }, { year: { $gte: 2020 } }] }, [1]],
     ["$or", { $or: [{ genre: "comedy" }, { year: 2021 }] }, [2, 4]],
-    ["nested $or inside $and", { $and: [{ $or: [{ genre: "drama" }, { genre: "comedy" }] }, { draft: true }] }, [2]],
+    [
+      "nested $or inside $and",
+      { $and: [{ $or: [{ genre: "drama" }, { genre: "comedy" }] }, { draft: true }] },
+      [2],
+    ],
     ["field $not negates including missing", { year: { $not: { $gt: 2019 } } }, [2, 3, 5]],
     ["top-level $not", { $not: { genre: "drama" } }, [2, 4, 5]],
     ["hostile values are data", { author: "O'Brien; DROP TABLE t; --" }, [4]],
     ["hostile keys are data", { "weird key'\"": "x" }, [4]],
     ["unknown fields match nothing on $eq", { nope: "x" }, []],
-    ["long $in lists use the set path", { year: { $in: [...Array.from({ length: 100 }, (_, i) => 3000 + i), 2021] } }, [4]],
+    [
+      "long $in lists use the set path",
+      { year: { $in: [...Array.from({ length: 100 }, (_, i) => 3000 + i), 2021] } },
+      [4],
+    ],
     [
       "long $in lists match list elements",
       { tags: { $in: [...Array.from({ length: 100 }, (_, i) => `t${i}`), "a"] } },
       [1],
     ],
-    ["long $nin lists", { genre: { $nin: [...Array.from({ length: 100 }, (_, i) => `g${i}`), "drama"] } }, [2, 4, 5]],
+    [
+      "long $nin lists",
+      { genre: { $nin: [...Array.from({ length: 100 }, (_, i) => `g${i}`), "drama"] } },
+      [2, 4, 5],
+    ],
   ])("%s", async (_, filter, expected) => {
     expect(await matching(filter)).toEqual(expected);
   });
@@ -100,7 +112,11 @@ describe("invalid filters name the offending path", () => {
     ["null value", { genre: null }, "filter.genre"],
     ["empty operator object", { genre: {} }, "filter.genre"],
     ["$not empty", { genre: { $not: {} } }, "filter.genre.$not"],
-    ["nested error path", { $and: [{ year: 1 }, { $or: [{ x: { $lt: "a" } }] }] }, "filter.$and[1].$or[0].x.$lt"],
+    [
+      "nested error path",
+      { $and: [{ year: 1 }, { $or: [{ x: { $lt: "a" } }] }] },
+      "filter.$and[1].$or[0].x.$lt",
+    ],
   ])("%s", (_, filter, path) => {
     expect(() => compileFilter(filter, sql`metadata`)).toThrow(
       expect.objectContaining({ code: "bad_request", path }),
@@ -117,12 +133,19 @@ describe("invalid filters name the offending path", () => {
   it("limits nesting depth", () => {
     let deep: Record<string, unknown> = { x: 1 };
     for (let i = 0; i < 40; i++) deep = { $and: [deep] };
-    expect(() => compileFilter(deep, sql`metadata`)).toThrow(expect.objectContaining({ code: "bad_request" }));
+    expect(() => compileFilter(deep, sql`metadata`)).toThrow(
+      expect.objectContaining({ code: "bad_request" }),
+    );
   });
 
   it("binds every value and key as a parameter", () => {
-    const compiled = compileFilter({ "k'; drop": { $in: ["v'; drop"] }, n: { $gt: 1 } }, sql`metadata`);
-    const query = (db as unknown as { dialect: { sqlToQuery(s: unknown): { sql: string } } }).dialect.sqlToQuery(compiled);
+    const compiled = compileFilter(
+      { "k'; drop": { $in: ["v'; drop"] }, n: { $gt: 1 } },
+      sql`metadata`,
+    );
+    const query = (
+      db as unknown as { dialect: { sqlToQuery(s: unknown): { sql: string } } }
+    ).dialect.sqlToQuery(compiled);
     expect(query.sql).not.toContain("drop");
   });
 });

@@ -3,7 +3,11 @@ import { renderTemplate, templateVariables } from "../src/index.ts";
 
 describe("templates", () => {
   it("finds each variable once, in order", () => {
-    expect(templateVariables("{{a}} {{ b }} {{a}} {{not valid}} {{c.d}}")).toEqual(["a", "b", "c.d"]);
+    expect(templateVariables("{{a}} {{ b }} {{a}} {{not valid}} {{c.d}}")).toEqual([
+      "a",
+      "b",
+      "c.d",
+    ]);
   });
 
   it("renders in one pass without re-expanding values", () => {

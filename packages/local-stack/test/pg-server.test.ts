@@ -172,8 +172,10 @@ describe("pg over TCP", () => {
         if (i % 10 === 9) {
           await expect(client.query("SELECT $1::int / 0", [i])).rejects.toThrow(/division by zero/);
         }
-        const res = await client.query<{ doubled: number; tag: string }>(
-          "SELECT $1::int * 2 AS doubled, $2::text AS tag",
+        // Distinct SQL text per request: if another client's Parse slipped in
+        // between our Parse and Bind, we would get its `n` back.
+        const res = await client.query<{ doubled: number; tag: string; n: number }>(
+          `SELECT $1::int * 2 AS doubled, $2::text AS tag, ${i}::int AS n`,
           [i, `req-${i}`],
         );
         return res.rows[0];
@@ -184,7 +186,7 @@ describe("pg over TCP", () => {
     const failures = results.filter((r) => r.status === "rejected");
     expect(failures).toEqual([]);
     results.forEach((r, i) => {
-      expect(r).toEqual({ status: "fulfilled", value: { doubled: i * 2, tag: `req-${i}` } });
+      expect(r).toEqual({ status: "fulfilled", value: { doubled: i * 2, tag: `req-${i}`, n: i } });
     });
     await waitForNoConnections();
   });
@@ -334,15 +336,18 @@ describe("Neon serverless driver over WebSocket", () => {
       const client = new NeonClient(connectionString);
       await client.connect();
       try {
-        const res = await client.query<{ doubled: number }>("SELECT $1::int * 2 AS doubled", [i]);
-        return res.rows[0]!.doubled;
+        const res = await client.query<{ doubled: number; n: number }>(
+          `SELECT $1::int * 2 AS doubled, ${i}::int AS n`,
+          [i],
+        );
+        return res.rows[0];
       } finally {
         await client.end();
       }
     });
     expect(results.filter((r) => r.status === "rejected")).toEqual([]);
     expect(results.map((r) => (r.status === "fulfilled" ? r.value : null))).toEqual(
-      Array.from({ length: 200 }, (_, i) => i * 2),
+      Array.from({ length: 200 }, (_, i) => ({ doubled: i * 2, n: i })),
     );
     await waitForNoConnections();
   });

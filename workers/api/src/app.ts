@@ -3,7 +3,12 @@ import type { Config } from "./env.ts";
 import { errorResponse, handleError } from "./http/errors.ts";
 import type { HonoEnv } from "./http/hono-env.ts";
 import { validationHook } from "./http/validation.ts";
-import { requireAdmin, requireApiKey } from "./middleware/auth.ts";
+import {
+  requireAdmin,
+  requireApiKey,
+  requireOwnedDataset,
+  requireOwnedEndpoint,
+} from "./middleware/auth.ts";
 import { requestId } from "./middleware/request-id.ts";
 import { services } from "./middleware/services.ts";
 import { registerAdmin } from "./routes/admin.ts";
@@ -21,6 +26,11 @@ export function createApp(config: (env: HonoEnv["Bindings"]) => Config) {
   app.use("/admin/*", requireAdmin);
   app.use("/api/*", requireApiKey);
   app.use("/endpoints/*", requireApiKey);
+  for (const path of ["/api/datasets/:id", "/api/datasets/:id/*"])
+    app.use(path, requireOwnedDataset);
+  for (const path of ["/api/endpoints/:id", "/api/endpoints/:id/*", "/endpoints/:id/*"]) {
+    app.use(path, requireOwnedEndpoint);
+  }
 
   registerHealth(app);
   registerDocs(app);

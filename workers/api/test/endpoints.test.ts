@@ -5,7 +5,9 @@ import { createTenant } from "./support/tenant.ts";
 describe("endpoints API", () => {
   it("creates, updates as new deployments, lists, gets and deletes", async () => {
     const { key } = await createTenant();
-    const dataset = (await call("/api/datasets", { method: "POST", token: key, body: { name: "kb" } })).body;
+    const dataset = (
+      await call("/api/datasets", { method: "POST", token: key, body: { name: "kb" } })
+    ).body;
     const created = await call("/api/endpoints", {
       method: "POST",
       token: key,
@@ -37,7 +39,11 @@ describe("endpoints API", () => {
     });
     expect(updated.status).toBe(200);
     expect(updated.body).toMatchObject({ deployment_id: 2, type: "completion", messages: null });
-    const renamed = await call(`/api/endpoints/${id}`, { method: "PATCH", token: key, body: { name: "qa2" } });
+    const renamed = await call(`/api/endpoints/${id}`, {
+      method: "PATCH",
+      token: key,
+      body: { name: "qa2" },
+    });
     expect(renamed.body).toMatchObject({ deployment_id: 3, name: "qa2" });
 
     expect((await call(`/api/endpoints/${id}`, { token: key })).body).toEqual(renamed.body);
@@ -50,28 +56,59 @@ describe("endpoints API", () => {
     [{ name: "e", model: "local/echo" }, "prompt"],
     [{ name: "e", model: "bogus", prompt: "x" }, "model"],
     [{ name: "e", model: "local/echo", prompt: "x", temperature: 3 }, "temperature"],
-    [{ name: "e", model: "local/echo", messages: [{ role: "robot", content: "x" }] }, "messages[0].role"],
     [
-      { name: "e", model: "local/echo", prompt: "{{c}}", search: [{ dataset_id: "ds_nope", variable: "c", query: "q" }] },
+      { name: "e", model: "local/echo", messages: [{ role: "robot", content: "x" }] },
+      "messages[0].role",
+    ],
+    [
+      {
+        name: "e",
+        model: "local/echo",
+        prompt: "{{c}}",
+        search: [{ dataset_id: "ds_nope", variable: "c", query: "q" }],
+      },
       "search[0].dataset_id",
     ],
     [
-      { name: "e", model: "local/echo", prompt: "{{c}}", search: [{ dataset_id: "d", variable: "c", query: "q", alpha: 2 }] },
+      {
+        name: "e",
+        model: "local/echo",
+        prompt: "{{c}}",
+        search: [{ dataset_id: "d", variable: "c", query: "q", alpha: 2 }],
+      },
       "search[0].alpha",
     ],
   ])("rejects %j naming %s", async (body, field) => {
     const { key } = await createTenant();
-    const error = expectEnvelope(await call("/api/endpoints", { method: "POST", token: key, body }), 400, "bad_request");
+    const error = expectEnvelope(
+      await call("/api/endpoints", { method: "POST", token: key, body }),
+      400,
+      "bad_request",
+    );
     expect(error.message).toContain(field);
     expect((await call("/api/endpoints", { token: key })).body).toEqual([]);
   });
 
   it("rejects an empty update and leaves the endpoint as it was", async () => {
     const { key } = await createTenant();
-    const created = (await call("/api/endpoints", { method: "POST", token: key, body: { name: "e", model: "local/echo", prompt: "p" } })).body;
-    expectEnvelope(await call(`/api/endpoints/${created.id}`, { method: "PATCH", token: key, body: {} }), 400, "bad_request");
+    const created = (
+      await call("/api/endpoints", {
+        method: "POST",
+        token: key,
+        body: { name: "e", model: "local/echo", prompt: "p" },
+      })
+    ).body;
     expectEnvelope(
-      await call(`/api/endpoints/${created.id}`, { method: "PATCH", token: key, body: { model: "nope" } }),
+      await call(`/api/endpoints/${created.id}`, { method: "PATCH", token: key, body: {} }),
+      400,
+      "bad_request",
+    );
+    expectEnvelope(
+      await call(`/api/endpoints/${created.id}`, {
+        method: "PATCH",
+        token: key,
+        body: { model: "nope" },
+      }),
       400,
       "bad_request",
     );
@@ -81,10 +118,22 @@ describe("endpoints API", () => {
   it("keeps projects apart", async () => {
     const owner = await createTenant("owner");
     const intruder = await createTenant("intruder");
-    const endpoint = (await call("/api/endpoints", { method: "POST", token: owner.key, body: { name: "e", model: "local/echo", prompt: "p" } })).body;
+    const endpoint = (
+      await call("/api/endpoints", {
+        method: "POST",
+        token: owner.key,
+        body: { name: "e", model: "local/echo", prompt: "p" },
+      })
+    ).body;
     for (const [method, body] of [["GET"], ["PATCH", { prompt: "x" }], ["DELETE"]] as const) {
-      expectEnvelope(await call(`/api/endpoints/${endpoint.id}`, { method, body, token: intruder.key }), 401, "unauthorized");
+      expectEnvelope(
+        await call(`/api/endpoints/${endpoint.id}`, { method, body, token: intruder.key }),
+        401,
+        "unauthorized",
+      );
     }
-    expect((await call(`/api/endpoints/${endpoint.id}`, { token: owner.key })).body).toEqual(endpoint);
+    expect((await call(`/api/endpoints/${endpoint.id}`, { token: owner.key })).body).toEqual(
+      endpoint,
+    );
   });
 });

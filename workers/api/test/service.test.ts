@@ -13,7 +13,9 @@ describe("service routes", () => {
   it("keeps a well-formed client request id and replaces a hostile one", async () => {
     const kept = await call("/health", { headers: { "x-request-id": "trace-12345678" } });
     expect(kept.headers.get("x-request-id")).toBe("trace-12345678");
-    const replaced = await call("/health", { headers: { "x-request-id": "<script>alert(1)</script>" } });
+    const replaced = await call("/health", {
+      headers: { "x-request-id": "<script>alert(1)</script>" },
+    });
     expect(replaced.headers.get("x-request-id")).toMatch(/^req_/);
   });
 
@@ -43,7 +45,10 @@ describe("service routes", () => {
       ].sort(),
     );
     expect(reply.body.components.schemas.Error).toBeDefined();
-    expect(reply.body.components.securitySchemes.apiKey).toMatchObject({ type: "http", scheme: "bearer" });
+    expect(reply.body.components.securitySchemes.apiKey).toMatchObject({
+      type: "http",
+      scheme: "bearer",
+    });
     for (const item of Object.values(reply.body.paths) as Record<string, any>[]) {
       for (const op of Object.values(item)) {
         if (op.security) expect(op.responses["401"]).toBeDefined();
@@ -62,8 +67,15 @@ describe("service routes", () => {
 describe("parallel load", () => {
   it("serves 200 authenticated requests from 16 concurrent clients without an error", async () => {
     const { key } = await createTenant("parallel");
-    const dataset = (await call("/api/datasets", { method: "POST", token: key, body: { name: "p" } })).body;
-    const paths = ["/api/datasets", `/api/datasets/${dataset.id}`, `/api/datasets/${dataset.id}/documents`, "/api/endpoints"];
+    const dataset = (
+      await call("/api/datasets", { method: "POST", token: key, body: { name: "p" } })
+    ).body;
+    const paths = [
+      "/api/datasets",
+      `/api/datasets/${dataset.id}`,
+      `/api/datasets/${dataset.id}/documents`,
+      "/api/endpoints",
+    ];
     let next = 0;
     const statuses: number[] = [];
     const client = async () => {

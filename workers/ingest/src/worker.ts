@@ -16,7 +16,9 @@ export default {
     try {
       for (const message of batch.messages) {
         if (!isIngestMessage(message.body)) {
-          console.error(JSON.stringify({ level: "error", msg: "malformed ingest message", id: message.id }));
+          console.error(
+            JSON.stringify({ level: "error", msg: "malformed ingest message", id: message.id }),
+          );
           message.ack();
           continue;
         }

@@ -2,7 +2,6 @@ import { apiKeys, type Database } from "@quarry/db";
 import { and, eq, isNull } from "drizzle-orm";
 import { constantTimeEqual, sha256Hex } from "../shared/crypto.ts";
 import { UnauthorizedError } from "../shared/errors.ts";
-import { API_KEY_PREFIX } from "../admin/create-api-key.ts";
 
 export interface Caller {
   projectId: string;
@@ -18,7 +17,7 @@ const KEY_SHAPE = /^qry_[A-Za-z0-9_-]{43}$/;
  * secret ever reaches a query plan or a log), then the stored hash is compared in constant time.
  */
 export async function authenticateApiKey(db: Database, key: string | undefined): Promise<Caller> {
-  if (!key || !key.startsWith(API_KEY_PREFIX) || !KEY_SHAPE.test(key)) {
+  if (!key || !KEY_SHAPE.test(key)) {
     throw new UnauthorizedError("Missing or malformed API key");
   }
   const hash = await sha256Hex(key);

@@ -33,7 +33,10 @@ export function validateChunkOptions(
   const chunkOverlap = options.chunkOverlap ?? DEFAULT_CHUNK_OVERLAP;
   const max = MAX_CHUNK_SIZE[kind];
   if (!Number.isInteger(chunkSize) || chunkSize < 1 || chunkSize > max) {
-    throw new BadRequestError(`must be an integer from 1 to ${max} for ${kind} datasets`, paths.size);
+    throw new BadRequestError(
+      `must be an integer from 1 to ${max} for ${kind} datasets`,
+      paths.size,
+    );
   }
   if (!Number.isInteger(chunkOverlap) || chunkOverlap < 0 || chunkOverlap >= chunkSize) {
     throw new BadRequestError("must be an integer from 0 to chunk_size - 1", paths.overlap);

@@ -75,7 +75,10 @@ function validateColumns(columns: ColumnDefinition[]): void {
   const seen = new Set<string>();
   columns.forEach((column, i) => {
     if (!IDENTIFIER.test(column.name)) {
-      throw new BadRequestError("must be a letter or _ followed by letters, digits or _", `columns[${i}].name`);
+      throw new BadRequestError(
+        "must be a letter or _ followed by letters, digits or _",
+        `columns[${i}].name`,
+      );
     }
     if (seen.has(column.name)) throw new BadRequestError("duplicate column", `columns[${i}].name`);
     seen.add(column.name);
@@ -90,12 +93,16 @@ function validateMetadataColumns(columns: MetadataColumnDefinition[]): void {
   const seen = new Set<string>();
   columns.forEach((column, i) => {
     if (!IDENTIFIER.test(column.name)) {
-      throw new BadRequestError("must be a letter or _ followed by letters, digits or _", `metadata_columns[${i}].name`);
+      throw new BadRequestError(
+        "must be a letter or _ followed by letters, digits or _",
+        `metadata_columns[${i}].name`,
+      );
     }
     if (SYSTEM_METADATA_KEYS.has(column.name)) {
       throw new BadRequestError("is a system metadata key", `metadata_columns[${i}].name`);
     }
-    if (seen.has(column.name)) throw new BadRequestError("duplicate column", `metadata_columns[${i}].name`);
+    if (seen.has(column.name))
+      throw new BadRequestError("duplicate column", `metadata_columns[${i}].name`);
     seen.add(column.name);
   });
 }

@@ -15,7 +15,9 @@ export async function deleteDocument(
   const dataset = await requireDataset(ctx, datasetId);
   const document = await requireDocument(ctx, dataset.id, documentId);
   await ctx.db.transaction(async (tx) => {
-    await tx.delete(rows).where(and(eq(rows.datasetId, dataset.id), eq(rows.documentId, document.id)));
+    await tx
+      .delete(rows)
+      .where(and(eq(rows.datasetId, dataset.id), eq(rows.documentId, document.id)));
     await tx
       .delete(documents)
       .where(and(eq(documents.datasetId, dataset.id), eq(documents.id, document.id)));

@@ -72,7 +72,10 @@ async function validateSearch(ctx: ProjectContext, config: EndpointConfig): Prom
       );
     }
     if (variables.has(block.variable)) {
-      throw new BadRequestError("two search blocks fill the same variable", `search[${i}].variable`);
+      throw new BadRequestError(
+        "two search blocks fill the same variable",
+        `search[${i}].variable`,
+      );
     }
     variables.add(block.variable);
   });
@@ -84,7 +87,10 @@ async function validateSearch(ctx: ProjectContext, config: EndpointConfig): Prom
   const known = new Set(found.map((d) => d.id));
   config.search.forEach((block, i) => {
     if (!known.has(block.dataset_id)) {
-      throw new BadRequestError(`dataset '${block.dataset_id}' not found`, `search[${i}].dataset_id`);
+      throw new BadRequestError(
+        `dataset '${block.dataset_id}' not found`,
+        `search[${i}].dataset_id`,
+      );
     }
   });
 }

@@ -9,10 +9,13 @@ export async function requireEndpoint(
   ctx: ProjectContext,
   endpointId: string,
 ): Promise<EndpointRecord> {
+  const cached = ctx.loaded?.get(`endpoint:${endpointId}`) as EndpointRecord | undefined;
+  if (cached) return cached;
   const [endpoint] = await ctx.db.select().from(endpoints).where(eq(endpoints.id, endpointId));
   if (!endpoint) throw new NotFoundError("Endpoint", endpointId);
   if (endpoint.projectId !== ctx.projectId) {
     throw new UnauthorizedError("API key is not valid for this endpoint's project");
   }
+  ctx.loaded?.set(`endpoint:${endpointId}`, endpoint);
   return endpoint;
 }

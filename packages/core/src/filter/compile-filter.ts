@@ -19,7 +19,18 @@ export const MAX_IN_VALUES = 10_000;
 const MAX_DEPTH = 16;
 const CONTAINMENT_IN_LIMIT = 64;
 const RANGE = { $gt: ">", $gte: ">=", $lt: "<", $lte: "<=" } as const;
-const FIELD_OPERATORS = new Set(["$eq", "$ne", "$gt", "$gte", "$lt", "$lte", "$in", "$nin", "$exists", "$not"]);
+const FIELD_OPERATORS = new Set([
+  "$eq",
+  "$ne",
+  "$gt",
+  "$gte",
+  "$lt",
+  "$lte",
+  "$in",
+  "$nin",
+  "$exists",
+  "$not",
+]);
 const TRUE = sql`true`;
 const FALSE = sql`false`;
 
@@ -33,7 +44,8 @@ class FilterCompiler {
   constructor(private readonly column: SQL) {}
 
   filter(node: unknown, path: string, depth: number): SQL {
-    if (depth > MAX_DEPTH) throw new BadRequestError(`nested deeper than ${MAX_DEPTH} levels`, path);
+    if (depth > MAX_DEPTH)
+      throw new BadRequestError(`nested deeper than ${MAX_DEPTH} levels`, path);
     if (!isPlainObject(node)) throw new BadRequestError("must be an object", path);
     const parts: SQL[] = [];
     for (const [key, value] of Object.entries(node)) {
@@ -58,7 +70,9 @@ class FilterCompiler {
     if (!isPlainObject(value)) return this.eq(key, scalar(value, path));
     const entries = Object.entries(value);
     if (entries.length === 0) throw new BadRequestError("operator object is empty", path);
-    return and(entries.map(([op, operand]) => this.operator(key, op, operand, `${path}.${op}`, depth)));
+    return and(
+      entries.map(([op, operand]) => this.operator(key, op, operand, `${path}.${op}`, depth)),
+    );
   }
 
   private operator(key: string, op: string, operand: unknown, path: string, depth: number): SQL {
@@ -79,7 +93,8 @@ class FilterCompiler {
         if (!isPlainObject(operand) || Object.keys(operand).length === 0) {
           throw new BadRequestError("must be a non-empty operator object", path);
         }
-        if (depth > MAX_DEPTH) throw new BadRequestError(`nested deeper than ${MAX_DEPTH} levels`, path);
+        if (depth > MAX_DEPTH)
+          throw new BadRequestError(`nested deeper than ${MAX_DEPTH} levels`, path);
         return negate(this.field(key, operand, path, depth + 1));
       default:
         return this.range(key, op as keyof typeof RANGE, operand, path);

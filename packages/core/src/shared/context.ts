@@ -4,6 +4,12 @@ import type { Database } from "@quarry/db";
 export interface ProjectContext {
   db: Database;
   projectId: string;
+  /**
+   * Records already loaded and authorised in this request (by `requireDataset` and
+   * `requireEndpoint`), so the edge can check ownership before validating a body without
+   * the handler paying for a second query. Lives for one request only.
+   */
+  loaded?: Map<string, unknown>;
 }
 
 export interface Page {

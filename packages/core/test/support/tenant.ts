@@ -1,5 +1,10 @@
 import type { Database } from "@quarry/db";
-import { type CreatedApiKey, createApiKey, createProject, type ProjectContext } from "../../src/index.ts";
+import {
+  type CreatedApiKey,
+  createApiKey,
+  createProject,
+  type ProjectContext,
+} from "../../src/index.ts";
 
 export interface Tenant {
   ctx: ProjectContext;

@@ -26,7 +26,9 @@ const stack = await startStack({
 });
 
 if (stack.adminTokenGenerated) {
-  console.log(`ADMIN_TOKEN=${stack.adminToken}  (generated; kept in ${env.DATA_DIR ?? ".data"}/admin-token)`);
+  console.log(
+    `ADMIN_TOKEN=${stack.adminToken}  (generated; kept in ${env.DATA_DIR ?? ".data"}/admin-token)`,
+  );
 }
 console.log(`Postgres (embedded, pgvector): ${stack.databaseUrl}`);
 console.log(`Quarry ready at ${stack.baseUrl}  (API reference: ${stack.baseUrl}/docs)`);

@@ -1,5 +1,5 @@
 import type { PGlite } from "@electric-sql/pglite";
-import { type FrontendMessage, FrontendFramer, ProtocolError } from "./framer.ts";
+import { FrontendFramer, type FrontendMessage, ProtocolError } from "./framer.ts";
 import {
   copyFailMessage,
   errorResponse,

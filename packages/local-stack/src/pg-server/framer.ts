@@ -82,7 +82,9 @@ export class FrontendFramer {
     const type = this.buffer[0]!;
     const length = this.buffer.readInt32BE(1);
     if (length < 4 || length > MAX_MESSAGE_LENGTH) {
-      throw new ProtocolError(`invalid length ${length} for message '${String.fromCharCode(type)}'`);
+      throw new ProtocolError(
+        `invalid length ${length} for message '${String.fromCharCode(type)}'`,
+      );
     }
     if (this.buffer.length < length + 1) return undefined;
     return { kind: "typed", type, bytes: this.take(length + 1) };

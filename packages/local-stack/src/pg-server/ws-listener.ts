@@ -18,7 +18,8 @@ function webSocketTransport(ws: WebSocket, label: string): Transport {
     },
     end() {
       // Graceful close handshake; `ws` terminates by itself if the peer never answers.
-      if (ws.readyState === WebSocket.OPEN || ws.readyState === WebSocket.CONNECTING) ws.close(1000);
+      const closable = ws.readyState === WebSocket.OPEN || ws.readyState === WebSocket.CONNECTING;
+      if (closable) ws.close(1000);
     },
     destroy() {
       ws.terminate();

@@ -1,6 +1,6 @@
+import { z } from "@hono/zod-openapi";
 import type { ErrorCode } from "@quarry/core";
 import { ServiceError } from "@quarry/core";
-import { z } from "@hono/zod-openapi";
 import type { Context } from "hono";
 import { HTTPException } from "hono/http-exception";
 import type { ContentfulStatusCode } from "hono/utils/http-status";
@@ -48,7 +48,12 @@ export function handleError(err: Error, c: Context<HonoEnv>): Response {
     return errorResponse(c, code, err.message || "Request failed");
   }
   console.error(
-    JSON.stringify({ level: "error", request_id: c.get("requestId"), error: String(err), stack: err.stack }),
+    JSON.stringify({
+      level: "error",
+      request_id: c.get("requestId"),
+      error: String(err),
+      stack: err.stack,
+    }),
   );
   return errorResponse(c, "internal", "Internal error; quote the request id when reporting it");
 }

@@ -1,4 +1,4 @@
-import type { Caller } from "@quarry/core";
+import type { Caller, ProjectContext } from "@quarry/core";
 import type { Bindings } from "../env.ts";
 import type { Services } from "./services.ts";
 
@@ -9,5 +9,7 @@ export interface HonoEnv {
     services: Services;
     /** set by the API-key middleware on project routes */
     caller: Caller;
+    /** the caller's project, with its per-request cache of authorised records */
+    project: ProjectContext;
   };
 }

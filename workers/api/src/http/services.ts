@@ -26,7 +26,7 @@ export function createServices(config: Config, bindings: Bindings): Services {
     config,
     db,
     files: r2FileStore(bindings.FILES),
-    project: (projectId) => ({ db: db(), projectId }),
+    project: (projectId) => ({ db: db(), projectId, loaded: new Map() }),
     close: async () => {
       await handle?.close();
     },

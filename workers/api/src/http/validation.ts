@@ -1,5 +1,4 @@
-import type { Hook } from "@hono/zod-openapi";
-import type { z } from "@hono/zod-openapi";
+import type { Hook, z } from "@hono/zod-openapi";
 import { errorResponse } from "./errors.ts";
 import type { HonoEnv } from "./hono-env.ts";
 

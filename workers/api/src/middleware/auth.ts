@@ -1,4 +1,10 @@
-import { authenticateApiKey, isAdminToken, UnauthorizedError } from "@quarry/core";
+import {
+  authenticateApiKey,
+  isAdminToken,
+  requireDataset,
+  requireEndpoint,
+  UnauthorizedError,
+} from "@quarry/core";
 import { createMiddleware } from "hono/factory";
 import type { HonoEnv } from "../http/hono-env.ts";
 
@@ -12,6 +18,24 @@ export const requireApiKey = createMiddleware<HonoEnv>(async (c, next) => {
   const services = c.get("services");
   const caller = await authenticateApiKey(services.db(), bearer(c.req.header("authorization")));
   c.set("caller", caller);
+  c.set("project", services.project(caller.projectId));
+  await next();
+});
+
+/**
+ * Ownership of the dataset or endpoint named in the path is settled before the body is
+ * validated, so another project's id is always a 401 and an unknown one a 404, whatever
+ * the body. The record stays cached for the handler.
+ */
+export const requireOwnedDataset = createMiddleware<HonoEnv>(async (c, next) => {
+  const id = c.req.param("id");
+  if (id) await requireDataset(c.var.project, id);
+  await next();
+});
+
+export const requireOwnedEndpoint = createMiddleware<HonoEnv>(async (c, next) => {
+  const id = c.req.param("id");
+  if (id) await requireEndpoint(c.var.project, id);
   await next();
 });
 

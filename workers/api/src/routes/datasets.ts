@@ -55,24 +55,20 @@ const deleteDatasetRoute = createRoute({
 
 export function registerDatasets(app: OpenAPIHono<HonoEnv>) {
   app.openapi(createDatasetRoute, async (c) => {
-    const { services, caller } = c.var;
-    const dataset = await createDataset(services.project(caller.projectId), c.req.valid("json"), {
-      embeddingModel: services.config.EMBEDDING_MODEL,
+    const dataset = await createDataset(c.var.project, c.req.valid("json"), {
+      embeddingModel: c.var.services.config.EMBEDDING_MODEL,
     });
     return c.json(dataset, 201);
   });
   app.openapi(listDatasetsRoute, async (c) => {
-    const { services, caller } = c.var;
-    const found = await listDatasets(services.project(caller.projectId), toPage(c.req.valid("query")));
+    const found = await listDatasets(c.var.project, toPage(c.req.valid("query")));
     return c.json(found, 200);
   });
   app.openapi(getDatasetRoute, async (c) => {
-    const { services, caller } = c.var;
-    return c.json(await getDataset(services.project(caller.projectId), c.req.valid("param").id), 200);
+    return c.json(await getDataset(c.var.project, c.req.valid("param").id), 200);
   });
   app.openapi(deleteDatasetRoute, async (c) => {
-    const { services, caller } = c.var;
-    await deleteDataset(services.project(caller.projectId), c.req.valid("param").id, services.files);
+    await deleteDataset(c.var.project, c.req.valid("param").id, c.var.services.files);
     return c.body(null, 204);
   });
 }

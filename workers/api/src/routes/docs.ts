@@ -20,7 +20,7 @@ export function registerDocs(app: OpenAPIHono<HonoEnv>) {
       title: "Quarry API",
       version: "1.0.0",
       description:
-        "Datasets of text: ingest documents, search them, and serve grounded completions with logs and feedback. Errors are `{\"error\":{\"code\",\"message\",\"request_id\"}}`.",
+        'Datasets of text: ingest documents, search them, and serve grounded completions with logs and feedback. Errors are `{"error":{"code","message","request_id"}}`.',
     },
     servers: [{ url: new URL(c.req.url).origin }],
   }));

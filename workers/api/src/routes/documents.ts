@@ -1,7 +1,13 @@
 import { createRoute, type OpenAPIHono, z } from "@hono/zod-openapi";
 import { deleteDocument, getDocument, listDocuments } from "@quarry/core";
 import type { HonoEnv } from "../http/hono-env.ts";
-import { errorResponses, jsonResponse, PageQuery, projectSecurity, toPage } from "../http/openapi.ts";
+import {
+  errorResponses,
+  jsonResponse,
+  PageQuery,
+  projectSecurity,
+  toPage,
+} from "../http/openapi.ts";
 import { DatasetParams, DocumentParams, DocumentSchema } from "../http/schemas/management.ts";
 
 const tags = ["Documents"];
@@ -38,23 +44,20 @@ const deleteDocumentRoute = createRoute({
 
 export function registerDocuments(app: OpenAPIHono<HonoEnv>) {
   app.openapi(listDocumentsRoute, async (c) => {
-    const { services, caller } = c.var;
     const found = await listDocuments(
-      services.project(caller.projectId),
+      c.var.project,
       c.req.valid("param").id,
       toPage(c.req.valid("query")),
     );
     return c.json(found, 200);
   });
   app.openapi(getDocumentRoute, async (c) => {
-    const { services, caller } = c.var;
     const { id, document_id } = c.req.valid("param");
-    return c.json(await getDocument(services.project(caller.projectId), id, document_id), 200);
+    return c.json(await getDocument(c.var.project, id, document_id), 200);
   });
   app.openapi(deleteDocumentRoute, async (c) => {
-    const { services, caller } = c.var;
     const { id, document_id } = c.req.valid("param");
-    await deleteDocument(services.project(caller.projectId), id, document_id, services.files);
+    await deleteDocument(c.var.project, id, document_id, c.var.services.files);
     return c.body(null, 204);
   });
 }

@@ -81,29 +81,24 @@ const deleteEndpointRoute = createRoute({
 
 export function registerEndpoints(app: OpenAPIHono<HonoEnv>) {
   app.openapi(createEndpointRoute, async (c) => {
-    const { services, caller } = c.var;
-    return c.json(await createEndpoint(services.project(caller.projectId), c.req.valid("json")), 201);
+    return c.json(await createEndpoint(c.var.project, c.req.valid("json")), 201);
   });
   app.openapi(listEndpointsRoute, async (c) => {
-    const { services, caller } = c.var;
-    return c.json(await listEndpoints(services.project(caller.projectId), toPage(c.req.valid("query"))), 200);
+    return c.json(await listEndpoints(c.var.project, toPage(c.req.valid("query"))), 200);
   });
   app.openapi(getEndpointRoute, async (c) => {
-    const { services, caller } = c.var;
-    return c.json(await getEndpoint(services.project(caller.projectId), c.req.valid("param").id), 200);
+    return c.json(await getEndpoint(c.var.project, c.req.valid("param").id), 200);
   });
   app.openapi(updateEndpointRoute, async (c) => {
-    const { services, caller } = c.var;
     const updated = await updateEndpoint(
-      services.project(caller.projectId),
+      c.var.project,
       c.req.valid("param").id,
       c.req.valid("json"),
     );
     return c.json(updated, 200);
   });
   app.openapi(deleteEndpointRoute, async (c) => {
-    const { services, caller } = c.var;
-    await deleteEndpoint(services.project(caller.projectId), c.req.valid("param").id);
+    await deleteEndpoint(c.var.project, c.req.valid("param").id);
     return c.body(null, 204);
   });
 }

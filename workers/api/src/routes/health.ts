@@ -10,7 +10,10 @@ const route = createRoute({
   summary: "Liveness and database reachability",
   responses: {
     200: jsonResponse(z.object({ status: z.literal("ok") }), "The database answers"),
-    503: jsonResponse(z.object({ status: z.literal("unavailable") }), "The database does not answer"),
+    503: jsonResponse(
+      z.object({ status: z.literal("unavailable") }),
+      "The database does not answer",
+    ),
   },
 });
 

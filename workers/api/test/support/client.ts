@@ -29,7 +29,11 @@ export async function call<T = any>(path: string, options: CallOptions = {}): Pr
     body = JSON.stringify(options.body);
     if (!headers.has("content-type")) headers.set("content-type", "application/json");
   }
-  const res = await fetch(`${baseUrl()}${path}`, { method: options.method ?? "GET", headers, body });
+  const res = await fetch(`${baseUrl()}${path}`, {
+    method: options.method ?? "GET",
+    headers,
+    body,
+  });
   const text = await res.text();
   let parsed: unknown = text;
   if (res.headers.get("content-type")?.includes("json") && text) parsed = JSON.parse(text);
@@ -50,7 +54,8 @@ export function expectEnvelope(reply: Reply, status: number, code: string) {
   if (!error) problems.push("no error object");
   else {
     if (error.code !== code) problems.push(`code ${String(error.code)} != ${code}`);
-    if (typeof error.message !== "string" || error.message.length === 0) problems.push("no message");
+    if (typeof error.message !== "string" || error.message.length === 0)
+      problems.push("no message");
     if (error.request_id !== requestId) problems.push("request_id differs from header");
   }
   if (problems.length > 0) throw new Error(`${problems.join("; ")}\nreply: ${reply.text}`);

@@ -2,8 +2,8 @@ import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { TestProject } from "vitest/node";
-import { type Stack, startStack } from "../../../../packages/local-stack/src/stack.ts";
 import { freePort } from "../../../../packages/local-stack/src/free-port.ts";
+import { type Stack, startStack } from "../../../../packages/local-stack/src/stack.ts";
 
 declare module "vitest" {
   export interface ProvidedContext {

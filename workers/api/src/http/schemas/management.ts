@@ -31,7 +31,10 @@ const ColumnSchema = z
   })
   .strict();
 const MetadataColumnSchema = z
-  .object({ name: z.string().min(1).max(63), type: z.enum(["string", "number", "boolean", "string[]"]) })
+  .object({
+    name: z.string().min(1).max(63),
+    type: z.enum(["string", "number", "boolean", "string[]"]),
+  })
   .strict();
 
 export const CreateDatasetBody = z
@@ -130,7 +133,9 @@ export const EndpointSchema = z
     temperature: z.number().nullable(),
     max_tokens: z.number().nullable(),
     search: z.array(SearchBlockSchema),
-    variables: z.array(z.string()).openapi({ description: "Variables the caller fills in `values`" }),
+    variables: z
+      .array(z.string())
+      .openapi({ description: "Variables the caller fills in `values`" }),
     deployment_id: z.number().int(),
     created_at: z.string(),
     updated_at: z.string(),
