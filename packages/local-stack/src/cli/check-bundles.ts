@@ -23,7 +23,9 @@ console.log(JSON.stringify({ bundles: report, limit_gzip: LIMIT }));
 for (const [worker, size] of Object.entries(report)) {
   // An empty bundle means the dry run wrote somewhere else: as wrong as an oversized one.
   if (size.raw === 0 || size.gzip > LIMIT) {
-    console.error(`the ${worker} worker bundle is ${size.raw === 0 ? "missing" : "over 1 MiB gzip"}`);
+    console.error(
+      `the ${worker} worker bundle is ${size.raw === 0 ? "missing" : "over 1 MiB gzip"}`,
+    );
     process.exit(1);
   }
 }
