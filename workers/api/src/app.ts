@@ -9,6 +9,7 @@ import {
   requireOwnedDataset,
   requireOwnedEndpoint,
 } from "./middleware/auth.ts";
+import { jsonBodyLimit } from "./middleware/body-limit.ts";
 import { requestId } from "./middleware/request-id.ts";
 import { services } from "./middleware/services.ts";
 import { registerAdmin } from "./routes/admin.ts";
@@ -17,6 +18,7 @@ import { registerDocs } from "./routes/docs.ts";
 import { registerDocuments } from "./routes/documents.ts";
 import { registerEndpoints } from "./routes/endpoints.ts";
 import { registerHealth } from "./routes/health.ts";
+import { registerRows } from "./routes/rows.ts";
 
 /** The one app factory. Auth runs before routing-level validation, so 401 beats 400. */
 export function createApp(config: (env: HonoEnv["Bindings"]) => Config) {
@@ -32,11 +34,14 @@ export function createApp(config: (env: HonoEnv["Bindings"]) => Config) {
     app.use(path, requireOwnedEndpoint);
   }
 
+  app.use("*", jsonBodyLimit);
+
   registerHealth(app);
   registerDocs(app);
   registerAdmin(app);
   registerDatasets(app);
   registerDocuments(app);
+  registerRows(app);
   registerEndpoints(app);
 
   app.notFound((c) => errorResponse(c, "not_found", `No route for ${c.req.method} ${c.req.path}`));

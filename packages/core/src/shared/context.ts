@@ -1,4 +1,5 @@
 import type { Database } from "@quarry/db";
+import type { ProviderEnv } from "@quarry/providers";
 
 /** What every project-scoped operation runs with: the database and the caller's tenant. */
 export interface ProjectContext {
@@ -10,6 +11,8 @@ export interface ProjectContext {
    * the handler paying for a second query. Lives for one request only.
    */
   loaded?: Map<string, unknown>;
+  /** keys and bindings for embedders and models; `local/*` needs none */
+  providers?: ProviderEnv;
 }
 
 export interface Page {

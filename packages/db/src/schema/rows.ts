@@ -5,12 +5,14 @@ import { tsvector, vector } from "./types.ts";
 
 /**
  * Rows (chunks) of a dataset. `id` is an identity column: it is the public row id and also
- * the insertion order that E6 lists by, so (dataset_id, id) is the listing index.
+ * the insertion order that E6 lists by, so (dataset_id, id) is the listing index. Writers
+ * reserve ids from the sequence before inserting ("by default", not "always"), because the id
+ * is also stored in the row's metadata as `rowId`, where the filter language can reach it.
  */
 export const rows = pgTable(
   "rows",
   {
-    id: bigint("id", { mode: "number" }).primaryKey().generatedAlwaysAsIdentity(),
+    id: bigint("id", { mode: "number" }).primaryKey().generatedByDefaultAsIdentity(),
     projectId: text("project_id").notNull(),
     datasetId: text("dataset_id")
       .notNull()

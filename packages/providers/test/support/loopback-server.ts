@@ -1,9 +1,7 @@
 /// <reference types="node" />
 // Test-only: a real HTTP server on 127.0.0.1, so provider tests stop at the HTTP boundary
 // instead of mocking fetch or the AI SDK.
-// biome-ignore lint/style/noRestrictedImports: test-only, Node runs the tests; src stays runtime-agnostic.
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
-// biome-ignore lint/style/noRestrictedImports: test-only, as above.
 import type { AddressInfo } from "node:net";
 
 export interface RecordedRequest {

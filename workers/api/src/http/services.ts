@@ -1,5 +1,6 @@
 import type { FileStore, ProjectContext } from "@quarry/core";
 import type { Database } from "@quarry/db";
+import type { AiBinding, ProviderEnv } from "@quarry/providers";
 import { openDatabase, r2FileStore } from "@quarry/worker-kit";
 import type { Bindings, Config } from "../env.ts";
 
@@ -22,11 +23,17 @@ export function createServices(config: Config, bindings: Bindings): Services {
     handle ??= openDatabase(config.DATABASE_URL, config.NEON_LOCAL_PROXY);
     return handle.db;
   };
+  const providers: ProviderEnv = {
+    ...(config.OPENAI_API_KEY ? { OPENAI_API_KEY: config.OPENAI_API_KEY } : {}),
+    ...(config.OPENAI_BASE_URL ? { OPENAI_BASE_URL: config.OPENAI_BASE_URL } : {}),
+    // Cloudflare's `Ai` is a superset of the `run` slice the providers use.
+    ...(bindings.AI ? { AI: bindings.AI as unknown as AiBinding } : {}),
+  };
   return {
     config,
     db,
     files: r2FileStore(bindings.FILES),
-    project: (projectId) => ({ db: db(), projectId, loaded: new Map() }),
+    project: (projectId) => ({ db: db(), projectId, loaded: new Map(), providers }),
     close: async () => {
       await handle?.close();
     },

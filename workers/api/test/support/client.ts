@@ -61,3 +61,49 @@ export function expectEnvelope(reply: Reply, status: number, code: string) {
   if (problems.length > 0) throw new Error(`${problems.join("; ")}\nreply: ${reply.text}`);
   return error as { code: string; message: string; request_id: string };
 }
+
+/**
+ * GET with a JSON body, as the spec sends E6 and E7. `fetch` refuses bodies on GET, so this
+ * speaks HTTP/1.1 directly.
+ */
+export async function getWithBody<T = any>(
+  path: string,
+  body: unknown,
+  token: string,
+): Promise<Reply<T>> {
+  const { request } = await import("node:http");
+  const payload = typeof body === "string" ? body : JSON.stringify(body);
+  return new Promise((resolve, reject) => {
+    const req = request(
+      `${baseUrl()}${path}`,
+      {
+        method: "GET",
+        headers: {
+          authorization: `Bearer ${token}`,
+          "content-type": "application/json",
+          "content-length": Buffer.byteLength(payload),
+        },
+      },
+      (res) => {
+        const chunks: Buffer[] = [];
+        res.on("data", (c: Buffer) => chunks.push(c));
+        res.on("end", () => {
+          const text = Buffer.concat(chunks).toString("utf8");
+          const headers = new Headers();
+          for (const [k, v] of Object.entries(res.headers)) {
+            if (typeof v === "string") headers.set(k, v);
+          }
+          const json = headers.get("content-type")?.includes("json") && text;
+          resolve({
+            status: res.statusCode ?? 0,
+            headers,
+            body: (json ? JSON.parse(text) : text) as T,
+            text,
+          });
+        });
+      },
+    );
+    req.on("error", reject);
+    req.end(payload);
+  });
+}

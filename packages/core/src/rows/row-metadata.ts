@@ -1,0 +1,84 @@
+import { BadRequestError } from "../shared/errors.ts";
+import { SYSTEM_METADATA_KEYS } from "../shared/system-metadata.ts";
+
+export type MetadataValue = string | number | boolean | string[];
+export type UserMetadata = Record<string, MetadataValue>;
+
+/** What the service itself records on every row (DESIGN §5). */
+export interface SystemMetadata {
+  rowId: number;
+  documentId: string;
+  url?: string;
+}
+
+export const MAX_METADATA_KEYS = 64;
+export const MAX_METADATA_KEY_LENGTH = 128;
+export const MAX_METADATA_STRING_LENGTH = 4096;
+export const MAX_METADATA_LIST_LENGTH = 256;
+
+/**
+ * Validates user metadata: string, finite number, boolean or array of strings per key.
+ * System keys in the input are dropped, not refused: the service's values always win, and a
+ * row read from E6 can be sent back unchanged.
+ */
+export function validateUserMetadata(value: unknown, path: string): UserMetadata {
+  if (typeof value !== "object" || value === null || Array.isArray(value)) {
+    throw new BadRequestError("must be an object", path);
+  }
+  const entries = Object.entries(value);
+  if (entries.length > MAX_METADATA_KEYS) {
+    throw new BadRequestError(`takes at most ${MAX_METADATA_KEYS} keys`, path);
+  }
+  const out: UserMetadata = {};
+  for (const [key, item] of entries) {
+    const at = `${path}.${key}`;
+    if (SYSTEM_METADATA_KEYS.has(key)) continue;
+    if (key.length === 0 || key.length > MAX_METADATA_KEY_LENGTH || key.startsWith("$")) {
+      throw new BadRequestError(
+        `keys must be 1 to ${MAX_METADATA_KEY_LENGTH} characters and not start with '$'`,
+        at,
+      );
+    }
+    out[key] = metadataValue(item, at);
+  }
+  return out;
+}
+
+function metadataValue(value: unknown, path: string): MetadataValue {
+  if (typeof value === "string") return boundedString(value, path);
+  if (typeof value === "boolean") return value;
+  if (typeof value === "number") {
+    if (!Number.isFinite(value)) throw new BadRequestError("must be a finite number", path);
+    return value;
+  }
+  if (Array.isArray(value)) {
+    if (value.length > MAX_METADATA_LIST_LENGTH) {
+      throw new BadRequestError(`lists take at most ${MAX_METADATA_LIST_LENGTH} strings`, path);
+    }
+    return value.map((item, i) => {
+      if (typeof item !== "string") {
+        throw new BadRequestError("lists may only hold strings", `${path}[${i}]`);
+      }
+      return boundedString(item, `${path}[${i}]`);
+    });
+  }
+  throw new BadRequestError("must be a string, a number, a boolean or an array of strings", path);
+}
+
+function boundedString(value: string, path: string): string {
+  if (value.length > MAX_METADATA_STRING_LENGTH) {
+    throw new BadRequestError(`is longer than ${MAX_METADATA_STRING_LENGTH} characters`, path);
+  }
+  return value;
+}
+
+/** The stored metadata of a row: user keys first, then the service's keys, which win. */
+export function rowMetadata(user: UserMetadata, system: SystemMetadata): Record<string, unknown> {
+  const out: Record<string, unknown> = {
+    ...user,
+    rowId: system.rowId,
+    documentId: system.documentId,
+  };
+  if (system.url !== undefined) out.url = system.url;
+  return out;
+}

@@ -1,0 +1,83 @@
+import { rows } from "@quarry/db";
+import { and, eq, sql } from "drizzle-orm";
+import { requireDataset } from "../datasets/require-dataset.ts";
+import { embedTexts } from "../embedding/embed-texts.ts";
+import type { ProjectContext } from "../shared/context.ts";
+import { BadRequestError, NotFoundError } from "../shared/errors.ts";
+import { SYSTEM_METADATA_KEYS } from "../shared/system-metadata.ts";
+import { KEYWORD_CONFIG } from "./keyword-config.ts";
+import { embeddableText } from "./prepare-rows.ts";
+import { parseRowId } from "./row-id.ts";
+import { embeddedColumn, validateRowData } from "./row-input.ts";
+import { rowMetadata, type UserMetadata, validateUserMetadata } from "./row-metadata.ts";
+import { rowViewColumns } from "./row-queries.ts";
+import { type RowView, toRowView } from "./row-view.ts";
+
+/**
+ * E8: merges `data` into the row's columns and `metadata` into its user metadata (PATCH
+ * semantics; keys not named stay). When the embedded column changes the row is re-embedded
+ * (before the write, so a provider failure changes nothing). System keys stay the service's.
+ */
+export async function updateRow(
+  ctx: ProjectContext,
+  datasetId: string,
+  rowIdParam: string,
+  body: Record<string, unknown>,
+): Promise<RowView> {
+  const dataset = await requireDataset(ctx, datasetId);
+  const rowId = parseRowId(rowIdParam);
+  const { data, metadata, ...rest } = body;
+  const unknown = Object.keys(rest)[0];
+  if (unknown !== undefined) {
+    throw new BadRequestError("unknown field; send 'data' and/or 'metadata'", unknown);
+  }
+  if (data === undefined && metadata === undefined) {
+    throw new BadRequestError("at least one of 'data' or 'metadata' is required", "body");
+  }
+  const dataPatch = data === undefined ? {} : validateRowData(dataset, data, "data");
+  const metadataPatch = metadata === undefined ? {} : validateUserMetadata(metadata, "metadata");
+
+  const [row] = await ctx.db
+    .select(rowViewColumns)
+    .from(rows)
+    .where(and(eq(rows.datasetId, dataset.id), eq(rows.id, rowId)));
+  if (!row) throw new NotFoundError("Row", rowId);
+
+  const column = embeddedColumn(dataset);
+  const nextData = { ...row.data, ...dataPatch };
+  const before = embeddableText(row.data, column);
+  const after = embeddableText(nextData, column);
+  const reembed = column !== null && dataPatch[column] !== undefined && before !== after;
+  const embedding =
+    reembed && after !== null ? (await embedTexts(ctx, dataset, [after]))[0] : undefined;
+  const keywordText = after ?? Object.values(nextData).join("\n");
+
+  const system = row.metadata as { documentId: string; url?: string };
+  const nextMetadata = rowMetadata(
+    { ...userPart(row.metadata), ...metadataPatch },
+    { rowId, documentId: system.documentId, ...(system.url ? { url: system.url } : {}) },
+  );
+  const [updated] = await ctx.db
+    .update(rows)
+    .set({
+      data: nextData,
+      metadata: nextMetadata,
+      ...(reembed ? { embedding: embedding ?? null } : {}),
+      ...(data !== undefined
+        ? { fts: sql`to_tsvector(${KEYWORD_CONFIG}::regconfig, ${keywordText})` }
+        : {}),
+    })
+    .where(and(eq(rows.datasetId, dataset.id), eq(rows.id, rowId)))
+    .returning(rowViewColumns);
+  // The row can vanish between read and write (its document replaced): that is a 404 too.
+  if (!updated) throw new NotFoundError("Row", rowId);
+  return toRowView({ ...updated, embeddedColumn: updated.embedded ? column : null });
+}
+
+function userPart(metadata: Record<string, unknown>): UserMetadata {
+  const out: UserMetadata = {};
+  for (const [key, value] of Object.entries(metadata)) {
+    if (!SYSTEM_METADATA_KEYS.has(key)) out[key] = value as UserMetadata[string];
+  }
+  return out;
+}

@@ -1,0 +1,65 @@
+import { requireDataset } from "../datasets/require-dataset.ts";
+import { validateDocumentId } from "../documents/document-id.ts";
+import type { ProjectContext } from "../shared/context.ts";
+import { NotFoundError } from "../shared/errors.ts";
+import { newUuid } from "../shared/ids.ts";
+import { writeDocumentRows } from "./document-writes.ts";
+import { findDocument } from "./find-document.ts";
+import { prepareRows } from "./prepare-rows.ts";
+import { validateRowInputs } from "./row-input.ts";
+import type { UserMetadata } from "./row-metadata.ts";
+import type { RowView } from "./row-view.ts";
+
+/** E11, E12 and E13 reply with the document and the stored rows, in order (DESIGN §5). */
+export interface RowsWritten {
+  document_id: string;
+  rows: RowView[];
+}
+
+/**
+ * E11: without `document_id` a document is created with a generated id; with one, the
+ * document's rows are replaced, or the document is created when it does not exist yet.
+ */
+export async function upsertRows(
+  ctx: ProjectContext,
+  datasetId: string,
+  body: { document_id?: unknown; rows: unknown },
+): Promise<RowsWritten> {
+  const dataset = await requireDataset(ctx, datasetId);
+  const documentId =
+    body.document_id === undefined ? newUuid() : validateDocumentId(body.document_id);
+  const inputs = validateRowInputs(dataset, body.rows);
+  const existing = await findDocument(ctx, dataset.id, documentId);
+  const prepared = await prepareRows(ctx, dataset, inputs, documentMetadata(existing));
+  const rows = await writeDocumentRows(
+    ctx.db,
+    ctx.projectId,
+    dataset,
+    documentId,
+    prepared,
+    "replace",
+    {},
+  );
+  return { document_id: documentId, rows };
+}
+
+/** E12 replaces and E13 appends rows of an existing document (404 when it does not exist). */
+export async function writeRowsOfDocument(
+  ctx: ProjectContext,
+  datasetId: string,
+  documentId: string,
+  body: { rows: unknown },
+  mode: "replace" | "append",
+): Promise<RowsWritten> {
+  const dataset = await requireDataset(ctx, datasetId);
+  const inputs = validateRowInputs(dataset, body.rows);
+  const existing = await findDocument(ctx, dataset.id, documentId);
+  if (!existing) throw new NotFoundError("Document", documentId);
+  const prepared = await prepareRows(ctx, dataset, inputs, documentMetadata(existing));
+  const rows = await writeDocumentRows(ctx.db, ctx.projectId, dataset, documentId, prepared, mode);
+  return { document_id: documentId, rows };
+}
+
+function documentMetadata(document: { metadata: Record<string, unknown> } | null): UserMetadata {
+  return (document?.metadata ?? {}) as UserMetadata;
+}

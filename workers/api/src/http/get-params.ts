@@ -1,0 +1,56 @@
+import { BadRequestError } from "@quarry/core";
+import type { Context } from "hono";
+import type { HonoEnv } from "./hono-env.ts";
+
+/** Bodies on GET are small parameter objects; anything larger is not a listing request. */
+const MAX_GET_BODY_BYTES = 1024 * 1024;
+
+/**
+ * Parameters of a listing that the spec sends as a JSON body on GET (E6, E7). Many clients
+ * cannot send a body with GET, so the query string works too (DESIGN §5); when both carry a
+ * field, the body wins. Query values arrive as text; JSON-typed ones (`filter`) are parsed.
+ */
+export async function readGetParams(
+  c: Context<HonoEnv>,
+  jsonFields: readonly string[] = [],
+): Promise<Record<string, unknown>> {
+  const params: Record<string, unknown> = {};
+  for (const [key, value] of Object.entries(c.req.query())) {
+    params[key] = jsonFields.includes(key) ? parseJsonParam(value, key) : value;
+  }
+  const body = await c.req.raw.text();
+  if (body.length > MAX_GET_BODY_BYTES) throw new BadRequestError("is too large", "body");
+  if (body.trim() === "") return params;
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(body);
+  } catch {
+    throw new BadRequestError("is not valid JSON", "body");
+  }
+  if (typeof parsed !== "object" || parsed === null || Array.isArray(parsed)) {
+    throw new BadRequestError("must be a JSON object", "body");
+  }
+  return { ...params, ...parsed };
+}
+
+function parseJsonParam(value: string, key: string): unknown {
+  try {
+    return JSON.parse(value);
+  } catch {
+    throw new BadRequestError("is not valid JSON", key);
+  }
+}
+
+/** An integer parameter from a body number or a query string, within bounds. */
+export function integerParam(
+  value: unknown,
+  name: string,
+  { min, max, fallback }: { min: number; max: number; fallback: number },
+): number {
+  if (value === undefined || value === null || value === "") return fallback;
+  const n = typeof value === "string" && /^-?\d+$/.test(value.trim()) ? Number(value) : value;
+  if (typeof n !== "number" || !Number.isInteger(n) || n < min || n > max) {
+    throw new BadRequestError(`must be an integer from ${min} to ${max}`, name);
+  }
+  return n;
+}

@@ -1,0 +1,84 @@
+import { z } from "@hono/zod-openapi";
+
+/**
+ * Row shapes of DESIGN §5 for the OpenAPI document and first-line validation. The domain
+ * validates again against the dataset (columns, system keys), naming the offending path.
+ */
+const MetadataValue = z.union([z.string(), z.number(), z.boolean(), z.array(z.string())]);
+const UserMetadata = z.record(z.string(), MetadataValue).openapi({
+  description:
+    "User metadata: string, number, boolean or array of strings. `rowId`, `documentId` and `url` are the service's and are ignored here.",
+  example: { year: 2021, tags: ["physics"] },
+});
+
+export const RowInputSchema = z
+  .object({
+    data: z
+      .record(z.string(), z.string())
+      .openapi({ description: "Column → text; keys are dataset columns", example: { text: "…" } }),
+    metadata: UserMetadata.optional(),
+  })
+  .strict()
+  .openapi("RowInput");
+
+const RowsArray = z.array(RowInputSchema).max(1000);
+
+export const UpsertRowsBody = z
+  .object({
+    document_id: z.string().min(1).max(128).optional().openapi({
+      description: "Document to upsert; created when missing, its rows replaced when present",
+    }),
+    rows: RowsArray,
+  })
+  .strict()
+  .openapi("UpsertRows");
+
+export const RowsBody = z.object({ rows: RowsArray }).strict().openapi("Rows");
+
+export const UpdateRowBody = z
+  .object({
+    data: z.record(z.string(), z.string()).optional(),
+    metadata: UserMetadata.optional(),
+  })
+  .strict()
+  .openapi("UpdateRow");
+
+export const RowSchema = z
+  .object({
+    id: z.number().int(),
+    dataset_id: z.string(),
+    data: z.record(z.string(), z.string()),
+    embedding_vector_ids: z.record(z.string(), z.string()),
+    metadata: z.record(z.string(), z.unknown()),
+    document_id: z.string(),
+    image_paths: z.record(z.string(), z.string()).nullable(),
+  })
+  .openapi("Row");
+
+export const RowsWrittenSchema = z
+  .object({ document_id: z.string(), rows: z.array(RowSchema) })
+  .openapi("RowsWritten");
+
+export const RowParams = z.object({
+  id: z
+    .string()
+    .min(1)
+    .max(128)
+    .openapi({ param: { name: "id", in: "path" }, description: "Dataset id" }),
+  row_id: z
+    .string()
+    .openapi({ param: { name: "row_id", in: "path" }, description: "Row id", example: "42" }),
+});
+
+/** E6 parameters; they come from the JSON body or the query string (DESIGN §5). */
+export const ListRowsQuery = z.object({
+  offset: z.string().optional().openapi({ example: "0", description: "Default 0" }),
+  page_size: z
+    .string()
+    .optional()
+    .openapi({ example: "100", description: "Default 100, max 1000" }),
+  filter: z.string().optional().openapi({
+    description: "Metadata filter as JSON text (Pinecone syntax); or send it in a JSON body",
+    example: '{"year":{"$gte":2020}}',
+  }),
+});

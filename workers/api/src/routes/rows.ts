@@ -1,0 +1,147 @@
+import { createRoute, type OpenAPIHono, z } from "@hono/zod-openapi";
+import {
+  BadRequestError,
+  deleteRow,
+  listRows,
+  updateRow,
+  upsertRows,
+  writeRowsOfDocument,
+} from "@quarry/core";
+import { integerParam, readGetParams } from "../http/get-params.ts";
+import type { HonoEnv } from "../http/hono-env.ts";
+import { errorResponses, jsonBody, jsonResponse, projectSecurity } from "../http/openapi.ts";
+import { DatasetParams, DocumentParams } from "../http/schemas/management.ts";
+import {
+  ListRowsQuery,
+  RowParams,
+  RowSchema,
+  RowsBody,
+  RowsWrittenSchema,
+  UpdateRowBody,
+  UpsertRowsBody,
+} from "../http/schemas/rows.ts";
+
+const tags = ["Rows"];
+const conflict = {
+  409: {
+    description: "The document is being ingested from a file",
+    content: errorResponses[400].content,
+  },
+};
+const upstream = {
+  502: { description: "The embedding provider failed", content: errorResponses[400].content },
+};
+
+const upsertRoute = createRoute({
+  method: "post",
+  path: "/api/datasets/{id}/rows/upsert",
+  tags,
+  summary: "E11 Upsert data rows (creates the document, or replaces its rows)",
+  security: projectSecurity,
+  request: { params: DatasetParams, body: jsonBody(UpsertRowsBody) },
+  responses: {
+    200: jsonResponse(RowsWrittenSchema, "The document id and the stored rows, in order"),
+    ...errorResponses,
+    ...conflict,
+    ...upstream,
+  },
+});
+
+const replaceRoute = createRoute({
+  method: "patch",
+  path: "/api/datasets/{id}/documents/{document_id}",
+  tags,
+  summary: "E12 Replace all rows of a document (atomically)",
+  security: projectSecurity,
+  request: { params: DocumentParams, body: jsonBody(RowsBody) },
+  responses: {
+    200: jsonResponse(RowsWrittenSchema, "The document id and the stored rows, in order"),
+    ...errorResponses,
+    ...conflict,
+    ...upstream,
+  },
+});
+
+const addRoute = createRoute({
+  method: "post",
+  path: "/api/datasets/{id}/documents/{document_id}/rows",
+  tags,
+  summary: "E13 Add rows to a document",
+  security: projectSecurity,
+  request: { params: DocumentParams, body: jsonBody(RowsBody) },
+  responses: {
+    200: jsonResponse(RowsWrittenSchema, "The document id and the added rows, in order"),
+    ...errorResponses,
+    ...conflict,
+    ...upstream,
+  },
+});
+
+const updateRoute = createRoute({
+  method: "patch",
+  path: "/api/datasets/{id}/rows/{row_id}",
+  tags,
+  summary: "E8 Update a row (merges data and metadata; re-embeds when the embedded column changes)",
+  security: projectSecurity,
+  request: { params: RowParams, body: jsonBody(UpdateRowBody) },
+  responses: { 200: jsonResponse(RowSchema, "The updated row"), ...errorResponses, ...upstream },
+});
+
+const deleteRoute = createRoute({
+  method: "delete",
+  path: "/api/datasets/{id}/rows/{row_id}",
+  tags,
+  summary: "E14 Delete a row",
+  security: projectSecurity,
+  request: { params: RowParams },
+  responses: { 204: { description: "Deleted" }, ...errorResponses },
+});
+
+const listRoute = createRoute({
+  method: "get",
+  path: "/api/datasets/{id}/rows",
+  tags,
+  summary: "E6 List rows in insertion order, paged, with an optional metadata filter",
+  description:
+    "Parameters come from a JSON body `{offset, page_size, filter}` (as the spec sends them on GET) or from the query string; the body wins when both are given.",
+  security: projectSecurity,
+  request: { params: DatasetParams, query: ListRowsQuery },
+  responses: { 200: jsonResponse(z.array(RowSchema), "Rows"), ...errorResponses },
+});
+
+export function registerRows(app: OpenAPIHono<HonoEnv>) {
+  app.openapi(upsertRoute, async (c) => {
+    const body = c.req.valid("json");
+    return c.json(await upsertRows(c.var.project, c.req.valid("param").id, body), 200);
+  });
+  app.openapi(replaceRoute, async (c) => {
+    const { id, document_id } = c.req.valid("param");
+    const body = c.req.valid("json");
+    return c.json(await writeRowsOfDocument(c.var.project, id, document_id, body, "replace"), 200);
+  });
+  app.openapi(addRoute, async (c) => {
+    const { id, document_id } = c.req.valid("param");
+    const body = c.req.valid("json");
+    return c.json(await writeRowsOfDocument(c.var.project, id, document_id, body, "append"), 200);
+  });
+  app.openapi(updateRoute, async (c) => {
+    const { id, row_id } = c.req.valid("param");
+    return c.json(await updateRow(c.var.project, id, row_id, c.req.valid("json")), 200);
+  });
+  app.openapi(deleteRoute, async (c) => {
+    const { id, row_id } = c.req.valid("param");
+    await deleteRow(c.var.project, id, row_id);
+    return c.body(null, 204);
+  });
+  app.openapi(listRoute, async (c) => {
+    const params = await readGetParams(c, ["filter"]);
+    const unknown = Object.keys(params).find((k) => !["offset", "page_size", "filter"].includes(k));
+    if (unknown)
+      throw new BadRequestError("unknown parameter; use offset, page_size, filter", unknown);
+    const page = {
+      offset: integerParam(params.offset, "offset", { min: 0, max: 10_000_000, fallback: 0 }),
+      pageSize: integerParam(params.page_size, "page_size", { min: 1, max: 1000, fallback: 100 }),
+    };
+    return c.json(await listRows(c.var.project, c.req.valid("param").id, page, params.filter), 200);
+  });
+}
