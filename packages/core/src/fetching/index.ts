@@ -1,0 +1,11 @@
+export { type ResolveHost, refusedHostname } from "./destination.ts";
+export {
+  DEFAULT_FETCH_LIMITS,
+  type FetchedSource,
+  type FetchLike,
+  type FetchLimits,
+  type FetchSourceDeps,
+  fetchSource,
+} from "./fetch-source.ts";
+export { MAX_FILENAME_LENGTH, sanitizeFilename } from "./filename.ts";
+export { type AddressKind, classifyAddress, isIpAddress, isPublicAddress } from "./ip-address.ts";
