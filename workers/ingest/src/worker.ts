@@ -1,36 +1,84 @@
-import { isIngestMessage, markDocumentFailed } from "@quarry/core";
-import { openDatabase } from "@quarry/worker-kit";
+import {
+  abandonedReason,
+  type IngestMessage,
+  isIngestMessage,
+  isPermanentIngestFailure,
+  markDocumentFailed,
+  noteIngestRetry,
+  type ProjectContext,
+  runIngestSlice,
+} from "@quarry/core";
+import type { AiBinding, ProviderEnv } from "@quarry/providers";
+import { openDatabase, r2SourceReader } from "@quarry/worker-kit";
 import type { Bindings } from "./env.ts";
 
 const DEAD_LETTER_QUEUE = "quarry-ingest-dlq";
+/** Backoff between redeliveries of a failed slice: 2 s, 4 s, 8 s … capped at 5 minutes. */
+const retryDelaySeconds = (attempts: number) => Math.min(2 ** attempts, 300);
 
 /**
- * The Queue consumer's entry. Messages on the dead-letter queue have exhausted their
- * retries: their document is marked `failed` so nothing stays `processing` forever.
- * Parsing, chunking and embedding slices arrive with the ingestion issue; until then a
- * document sent here is failed with that reason rather than left queued.
+ * The Queue consumer's entry (its composition root). Each message is one bounded slice of
+ * one document (`runIngestSlice`); the slice enqueues its successor. A file that cannot be
+ * parsed fails its document at once; anything else is retried with backoff, and what
+ * exhausts its retries reaches the dead-letter queue, whose handler fails the document, so
+ * nothing stays `processing` forever.
  */
 export default {
   async queue(batch, env, ctx) {
     const { db, close } = openDatabase(env.DATABASE_URL, env.NEON_LOCAL_PROXY);
+    const providers: ProviderEnv = {
+      ...(env.OPENAI_API_KEY ? { OPENAI_API_KEY: env.OPENAI_API_KEY } : {}),
+      ...(env.OPENAI_BASE_URL ? { OPENAI_BASE_URL: env.OPENAI_BASE_URL } : {}),
+      ...(env.AI ? { AI: env.AI as unknown as AiBinding } : {}),
+    };
+    const deps = {
+      source: r2SourceReader(env.FILES),
+      enqueue: (next: IngestMessage) => env.INGEST_QUEUE.send(next, { contentType: "json" }),
+    };
     try {
       for (const message of batch.messages) {
-        if (!isIngestMessage(message.body)) {
-          console.error(
-            JSON.stringify({ level: "error", msg: "malformed ingest message", id: message.id }),
-          );
+        const body = message.body;
+        if (!isIngestMessage(body)) {
+          log("error", "malformed ingest message", { id: message.id });
           message.ack();
           continue;
         }
-        const reason =
-          batch.queue === DEAD_LETTER_QUEUE
-            ? "ingestion failed repeatedly and was abandoned; upload the file again"
-            : "file ingestion is not enabled on this deployment yet";
-        await markDocumentFailed(db, message.body, reason);
-        message.ack();
+        if (batch.queue === DEAD_LETTER_QUEUE) {
+          await markDocumentFailed(db, body, await abandonedReason(db, body));
+          message.ack();
+          continue;
+        }
+        const project: ProjectContext = { db, projectId: body.projectId, providers };
+        try {
+          const outcome = await runIngestSlice(project, body, deps);
+          log("info", "slice", {
+            document: body.documentId,
+            position: body.cursor?.position ?? 0,
+            outcome,
+          });
+          message.ack();
+        } catch (error) {
+          const reason = error instanceof Error ? error.message : String(error);
+          if (isPermanentIngestFailure(error)) {
+            await markDocumentFailed(db, body, reason);
+            message.ack();
+          } else {
+            log("warn", "slice failed; retrying", {
+              document: body.documentId,
+              reason,
+              attempts: message.attempts,
+            });
+            await noteIngestRetry(db, body, reason).catch(() => {});
+            message.retry({ delaySeconds: retryDelaySeconds(message.attempts) });
+          }
+        }
       }
     } finally {
       ctx.waitUntil(close());
     }
   },
 } satisfies ExportedHandler<Bindings>;
+
+function log(level: "info" | "warn" | "error", msg: string, fields: Record<string, unknown>) {
+  console.log(JSON.stringify({ level, msg, ...fields }));
+}

@@ -25,7 +25,14 @@ export function toDocumentView(d: DocumentRecord, rowCount: number): DocumentVie
     status: d.status,
     error: d.error,
     row_count: rowCount,
-    progress: d.progress ?? null,
+    progress: d.progress
+      ? {
+          unit: d.progress.unit,
+          done: d.progress.done,
+          total: d.progress.total,
+          rows: d.progress.rows,
+        }
+      : null,
     metadata: d.metadata,
     created_at: d.createdAt.toISOString(),
     updated_at: d.updatedAt.toISOString(),

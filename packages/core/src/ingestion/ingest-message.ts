@@ -12,10 +12,14 @@ export interface IngestMessage {
 }
 
 export interface IngestCursor {
-  /** byte offset in the source file, or page index for PDFs */
+  /** where the next slice starts: a byte offset, a character offset or a page index */
   position: number;
-  /** rows already written before this slice, so row order stays stable across slices */
+  /** rows already written before this slice */
   rowsWritten: number;
+  /** a CSV's header, read by the first slice and carried to the later ones */
+  columns?: string[];
+  /** the CSV delimiter detected by the first slice */
+  delimiter?: string;
 }
 
 export function isIngestMessage(body: unknown): body is IngestMessage {

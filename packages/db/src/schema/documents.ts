@@ -8,6 +8,8 @@ export interface DocumentProgress {
   done: number;
   total: number | null;
   rows: number;
+  /** where ingestion resumes from, for the ingest worker only (a CSV's header and delimiter) */
+  resume?: { columns?: string[]; delimiter?: string };
 }
 
 /** Documents are identified by (dataset, id): ids are user-chosen and unique within a dataset. */

@@ -1,5 +1,5 @@
 import { sql } from "drizzle-orm";
-import { bigint, index, jsonb, pgTable, text, timestamp } from "drizzle-orm/pg-core";
+import { bigint, index, integer, jsonb, pgTable, text, timestamp } from "drizzle-orm/pg-core";
 import { datasets } from "./datasets.ts";
 import { tsvector, vector } from "./types.ts";
 
@@ -24,6 +24,11 @@ export const rows = pgTable(
     embedding: vector("embedding"),
     /** keyword index of the embedded text, for hybrid search */
     fts: tsvector("fts"),
+    /**
+     * Terms (tokens) in `fts`: the row's length for BM25. Computed by the database, so every
+     * writer of `fts` gets it right (`quarry_tsvector_length`, see the search migrations).
+     */
+    keywordLength: integer("keyword_length").generatedAlwaysAs(sql`quarry_tsvector_length(fts)`),
     imagePaths: jsonb("image_paths").$type<Record<string, string> | null>(),
     createdAt: timestamp("created_at", { withTimezone: true, mode: "date" }).notNull().defaultNow(),
   },

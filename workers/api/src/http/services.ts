@@ -1,7 +1,7 @@
-import type { FileStore, ProjectContext } from "@quarry/core";
+import { type FileStore, fetchSource, type ProjectContext, type UrlFetcher } from "@quarry/core";
 import type { Database } from "@quarry/db";
 import type { AiBinding, ProviderEnv } from "@quarry/providers";
-import { openDatabase, r2FileStore } from "@quarry/worker-kit";
+import { createDohResolver, openDatabase, r2FileStore } from "@quarry/worker-kit";
 import type { Bindings, Config } from "../env.ts";
 
 /**
@@ -12,6 +12,8 @@ export interface Services {
   config: Config;
   db(): Database;
   files: FileStore;
+  /** E5's fetcher for `parse_url`: public addresses only unless ALLOW_PRIVATE_URLS=true */
+  fetchUrl: UrlFetcher;
   project(projectId: string): ProjectContext;
   /** closes what the request opened; the middleware hands this to `waitUntil` */
   close(): Promise<void>;
@@ -33,9 +35,20 @@ export function createServices(config: Config, bindings: Bindings): Services {
     config,
     db,
     files: r2FileStore(bindings.FILES),
+    fetchUrl: (url) => fetchSource(url, sourceFetchDeps(config.ALLOW_PRIVATE_URLS)),
     project: (projectId) => ({ db: db(), projectId, loaded: new Map(), providers }),
     close: async () => {
       await handle?.close();
     },
+  };
+}
+
+/** Workers' fetch, bound: calling it detached from `globalThis` throws "Illegal invocation". */
+function sourceFetchDeps(allowPrivate: boolean) {
+  const runtimeFetch = (url: string, init: RequestInit) => fetch(url, init);
+  return {
+    fetch: runtimeFetch,
+    resolveHost: createDohResolver({ fetch: runtimeFetch }),
+    allowPrivate,
   };
 }

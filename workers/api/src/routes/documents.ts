@@ -1,13 +1,16 @@
 import { createRoute, type OpenAPIHono, z } from "@hono/zod-openapi";
-import { deleteDocument, getDocument, listDocuments } from "@quarry/core";
+import { createDocument, deleteDocument, getDocument, listDocuments } from "@quarry/core";
 import type { HonoEnv } from "../http/hono-env.ts";
 import {
+  errorResponse,
   errorResponses,
+  jsonBody,
   jsonResponse,
   PageQuery,
   projectSecurity,
   toPage,
 } from "../http/openapi.ts";
+import { CreateDocumentBody } from "../http/schemas/documents.ts";
 import { DatasetParams, DocumentParams, DocumentSchema } from "../http/schemas/management.ts";
 
 const tags = ["Documents"];
@@ -20,6 +23,25 @@ const listDocumentsRoute = createRoute({
   security: projectSecurity,
   request: { params: DatasetParams, query: PageQuery },
   responses: { 200: jsonResponse(z.array(DocumentSchema), "Documents"), ...errorResponses },
+});
+
+const createDocumentRoute = createRoute({
+  method: "post",
+  path: "/api/datasets/{id}/documents",
+  tags,
+  summary: "E5 Create a document from inline content or a fetched URL",
+  description:
+    "Content (or a fetched URL) of up to 2,000,000 characters is chunked, embedded and stored before the reply: the document comes back `ready` with its `row_count`. Duplicate ids are a 409.",
+  security: projectSecurity,
+  request: { params: DatasetParams, body: jsonBody(CreateDocumentBody) },
+  responses: {
+    200: jsonResponse(DocumentSchema, "The stored document"),
+    ...errorResponses,
+    409: errorResponse("A document with this id exists in the dataset"),
+    413: errorResponse("The document is larger than the inline limit"),
+    415: errorResponse("The URL's content type cannot be parsed"),
+    502: errorResponse("The embedding provider failed"),
+  },
 });
 
 const getDocumentRoute = createRoute({
@@ -50,6 +72,11 @@ export function registerDocuments(app: OpenAPIHono<HonoEnv>) {
       toPage(c.req.valid("query")),
     );
     return c.json(found, 200);
+  });
+  app.openapi(createDocumentRoute, async (c) => {
+    const { id } = c.req.valid("param");
+    const { services, project } = c.var;
+    return c.json(await createDocument(project, id, c.req.valid("json"), services.fetchUrl), 200);
   });
   app.openapi(getDocumentRoute, async (c) => {
     const { id, document_id } = c.req.valid("param");

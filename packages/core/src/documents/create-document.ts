@@ -1,0 +1,209 @@
+import { documents } from "@quarry/db";
+import { and, eq, sql } from "drizzle-orm";
+import { chunkText, validateChunkOptions } from "../chunking/chunk-text.ts";
+import type { DatasetRecord } from "../datasets/dataset-view.ts";
+import { requireDataset } from "../datasets/require-dataset.ts";
+import { parseSource } from "../parsing/index.ts";
+import { insertRows } from "../rows/insert-rows.ts";
+import { prepareRows } from "../rows/prepare-rows.ts";
+import { embeddedColumn, type RowInput } from "../rows/row-input.ts";
+import { type UserMetadata, validateUserMetadata } from "../rows/row-metadata.ts";
+import { tableToRowInputs } from "../rows/table-rows.ts";
+import type { ProjectContext } from "../shared/context.ts";
+import { BadRequestError, ConflictError, PayloadTooLargeError } from "../shared/errors.ts";
+import { validateDocumentId } from "./document-id.ts";
+import { type DocumentView, toDocumentView } from "./document-view.ts";
+
+/**
+ * Text up to this size is chunked, embedded and stored before E5 returns (DESIGN §5 asks
+ * for at least 1 MB). 2 M characters of `local/hash` embedding is a few seconds of work.
+ */
+export const SYNC_DOCUMENT_MAX_CHARS = 2_000_000;
+
+export interface CreateDocumentBody {
+  id?: unknown;
+  filename?: unknown;
+  url?: unknown;
+  content?: unknown;
+  parse_url?: unknown;
+  chunk_size?: unknown;
+  chunk_overlap?: unknown;
+  metadata?: unknown;
+}
+
+/** Where E5 gets a URL's bytes; the edge supplies the SSRF-safe fetcher. */
+export type UrlFetcher = (url: string) => Promise<{
+  bytes: Uint8Array;
+  contentType: string | null;
+  filename: string | null;
+}>;
+
+/**
+ * E5: creates a document from inline `content`, or from the reply to `url` when `parse_url`
+ * is true, chunked with `chunk_size`/`chunk_overlap`, `metadata` on every row. The id is
+ * reserved first (a duplicate is a 409 at once); if anything later fails the reservation is
+ * removed again, so a failed request leaves nothing behind.
+ */
+export async function createDocument(
+  ctx: ProjectContext,
+  datasetId: string,
+  body: CreateDocumentBody,
+  fetchUrl: UrlFetcher,
+): Promise<DocumentView> {
+  const dataset = await requireDataset(ctx, datasetId);
+  const input = validateBody(dataset, body);
+  await reserve(ctx, dataset, input);
+  try {
+    const source = await loadSource(input, fetchUrl);
+    const inputs = source ? toRowInputs(dataset, source, input) : [];
+    const prepared = await prepareRows(ctx, dataset, inputs, input.metadata);
+    return await ctx.db.transaction(async (tx) => {
+      await insertRows(tx, ctx.projectId, dataset, { id: input.id, url: input.url }, prepared);
+      const [document] = await tx
+        .update(documents)
+        .set({
+          status: "ready",
+          filename: input.filename ?? source?.filename ?? null,
+          contentType: source?.contentType ?? null,
+          content: source?.kind === "text" ? source.text : null,
+          updatedAt: sql`now()`,
+        })
+        .where(and(eq(documents.datasetId, dataset.id), eq(documents.id, input.id)))
+        .returning();
+      return toDocumentView(document!, prepared.length);
+    });
+  } catch (error) {
+    await ctx.db
+      .delete(documents)
+      .where(and(eq(documents.datasetId, dataset.id), eq(documents.id, input.id)));
+    throw error;
+  }
+}
+
+interface DocumentInput {
+  id: string;
+  filename: string | null;
+  url: string | null;
+  content: string | null;
+  parseUrl: boolean;
+  chunkSize: number;
+  chunkOverlap: number;
+  metadata: UserMetadata;
+}
+
+const KNOWN_FIELDS = new Set([
+  "id",
+  "filename",
+  "url",
+  "content",
+  "parse_url",
+  "chunk_size",
+  "chunk_overlap",
+  "metadata",
+]);
+
+function validateBody(dataset: DatasetRecord, body: CreateDocumentBody): DocumentInput {
+  const unknown = Object.keys(body).find((k) => !KNOWN_FIELDS.has(k));
+  if (unknown) throw new BadRequestError("unknown field", unknown);
+  const id = validateDocumentId(body.id, "id");
+  const filename = optionalString(body.filename, "filename", 255);
+  const url = optionalString(body.url, "url", 2048);
+  const content = optionalString(body.content, "content", Number.MAX_SAFE_INTEGER);
+  if (body.parse_url !== undefined && typeof body.parse_url !== "boolean") {
+    throw new BadRequestError("must be true or false", "parse_url");
+  }
+  const parseUrl = body.parse_url === true;
+  if (parseUrl && url === null)
+    throw new BadRequestError("is required when parse_url is true", "url");
+  if (parseUrl && content !== null) {
+    throw new BadRequestError("give either content or parse_url, not both", "content");
+  }
+  if (content !== null && content.length > SYNC_DOCUMENT_MAX_CHARS) {
+    throw new PayloadTooLargeError(
+      `content: ${content.length} characters; inline documents take up to ${SYNC_DOCUMENT_MAX_CHARS} (upload larger files with E9)`,
+    );
+  }
+  const chunking = validateChunkOptions(
+    {
+      ...(body.chunk_size !== undefined ? { chunkSize: body.chunk_size as number } : {}),
+      ...(body.chunk_overlap !== undefined ? { chunkOverlap: body.chunk_overlap as number } : {}),
+    },
+    dataset.kind,
+  );
+  const metadata =
+    body.metadata === undefined ? {} : validateUserMetadata(body.metadata, "metadata");
+  return { id, filename, url, content, parseUrl, ...chunking, metadata };
+}
+
+function optionalString(value: unknown, path: string, max: number): string | null {
+  if (value === undefined || value === null) return null;
+  if (typeof value !== "string") throw new BadRequestError("must be a string", path);
+  if (value.length > max) throw new BadRequestError(`is longer than ${max} characters`, path);
+  return value;
+}
+
+async function reserve(ctx: ProjectContext, dataset: DatasetRecord, input: DocumentInput) {
+  const inserted = await ctx.db
+    .insert(documents)
+    .values({
+      projectId: ctx.projectId,
+      datasetId: dataset.id,
+      id: input.id,
+      filename: input.filename,
+      url: input.url,
+      status: "processing",
+      metadata: input.metadata,
+      chunkSize: input.chunkSize,
+      chunkOverlap: input.chunkOverlap,
+    })
+    .onConflictDoNothing()
+    .returning({ id: documents.id });
+  if (inserted.length === 0) {
+    throw new ConflictError(`document '${input.id}' already exists in this dataset`);
+  }
+}
+
+type LoadedSource =
+  | { kind: "text"; text: string; filename: string | null; contentType: string | null }
+  | {
+      kind: "table";
+      records: Record<string, string>[];
+      filename: string | null;
+      contentType: string | null;
+    };
+
+async function loadSource(
+  input: DocumentInput,
+  fetchUrl: UrlFetcher,
+): Promise<LoadedSource | null> {
+  if (input.content !== null) {
+    return { kind: "text", text: input.content, filename: null, contentType: "text/plain" };
+  }
+  if (!input.parseUrl || input.url === null) return null;
+  const fetched = await fetchUrl(input.url);
+  const parsed = await parseSource(fetched.bytes, {
+    contentType: fetched.contentType,
+    filename: fetched.filename,
+  });
+  const meta = { filename: fetched.filename, contentType: fetched.contentType };
+  if (parsed.kind === "table") return { kind: "table", records: parsed.records, ...meta };
+  if (parsed.text.length > SYNC_DOCUMENT_MAX_CHARS) {
+    throw new PayloadTooLargeError(
+      `url: the document has ${parsed.text.length} characters of text; documents created from a URL take up to ${SYNC_DOCUMENT_MAX_CHARS} (upload larger files with E9)`,
+    );
+  }
+  return { kind: "text", text: parsed.text, ...meta };
+}
+
+function toRowInputs(
+  dataset: DatasetRecord,
+  source: LoadedSource,
+  input: DocumentInput,
+): RowInput[] {
+  if (source.kind === "table") return tableToRowInputs(dataset, source.records);
+  const column = embeddedColumn(dataset) ?? dataset.columns[0]?.name ?? "text";
+  return chunkText(source.text, input).map((chunk) => ({
+    data: { [column]: chunk.text },
+    metadata: {},
+  }));
+}

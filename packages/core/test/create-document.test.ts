@@ -1,0 +1,184 @@
+import { createServer, type Server } from "node:http";
+import type { AddressInfo } from "node:net";
+import type { Database } from "@quarry/db";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import {
+  createDataset,
+  createDocument,
+  fetchSource,
+  listDocuments,
+  listRows,
+  type UrlFetcher,
+} from "../src/index.ts";
+import { freshDatabase } from "./support/database.ts";
+import { createTenant } from "./support/tenant.ts";
+
+let db: Database;
+let close: () => Promise<void>;
+let server: Server;
+let base: string;
+const pages: Record<string, { type: string; body: string | Buffer }> = {
+  "/article.html": {
+    type: "text/html; charset=utf-8",
+    body: `<html><head><title>Auroras</title></head><body><nav>Home | About | Login</nav>
+      <article><h1>Northern lights</h1><p>Auroras appear when charged particles meet the atmosphere.</p>
+      <p>They are seen near the poles.</p></article><footer>© 2026 Example</footer></body></html>`,
+  },
+  "/data.csv": {
+    type: "text/csv",
+    body: "text,year,source\r\nfirst line,2020,a\r\nsecond line,2021,b\r\n",
+  },
+  "/image.png": { type: "image/png", body: Buffer.from([0x89, 0x50, 0x4e, 0x47]) },
+};
+
+beforeAll(async () => {
+  const fresh = await freshDatabase();
+  db = fresh.db;
+  close = () => fresh.pglite.close();
+  server = createServer((req, res) => {
+    const page = pages[req.url ?? ""];
+    if (!page) {
+      res.writeHead(404).end("missing");
+      return;
+    }
+    res.writeHead(200, { "content-type": page.type }).end(page.body);
+  });
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+});
+afterAll(async () => {
+  await close();
+  await new Promise<void>((resolve) => server.close(() => resolve()));
+});
+
+const defaults = { embeddingModel: "local/hash" };
+const page = { offset: 0, pageSize: 1000 };
+const loopbackFetcher: UrlFetcher = (url) =>
+  fetchSource(url, {
+    fetch: (u, init) => fetch(u, init),
+    resolveHost: async () => ["127.0.0.1"],
+    allowPrivate: true,
+  });
+const publicOnlyFetcher: UrlFetcher = (url) =>
+  fetchSource(url, {
+    fetch: (u, init) => fetch(u, init),
+    resolveHost: async () => ["127.0.0.1"],
+    allowPrivate: false,
+  });
+
+async function setup(name = "docs", extra: Record<string, unknown> = {}) {
+  const { ctx } = await createTenant(db, name);
+  const dataset = await createDataset(ctx, { name, ...extra }, defaults);
+  return { ctx, datasetId: dataset.id };
+}
+
+describe("E5 create document", () => {
+  it("chunks inline content, puts metadata on every row and returns the ready document", async () => {
+    const { ctx, datasetId } = await setup();
+    const content = Array.from({ length: 30 }, (_, i) => `Sentence number ${i} is here.`).join(" ");
+    const doc = await createDocument(
+      ctx,
+      datasetId,
+      { id: "inline", content, chunk_size: 200, chunk_overlap: 20, metadata: { lang: "en" } },
+      loopbackFetcher,
+    );
+    expect(doc).toMatchObject({ id: "inline", status: "ready", error: null });
+    const rows = await listRows(ctx, datasetId, page);
+    expect(doc.row_count).toBe(rows.length);
+    expect(rows.length).toBeGreaterThan(4);
+    for (const row of rows) {
+      expect(row.data.text!.length).toBeLessThanOrEqual(200);
+      expect(row.metadata).toEqual({ lang: "en", rowId: row.id, documentId: "inline" });
+    }
+    expect(rows[0]!.data.text!.startsWith("Sentence number 0")).toBe(true);
+  });
+
+  it("refuses a duplicate id with 409 and leaves the first document as it was", async () => {
+    const { ctx, datasetId } = await setup();
+    await createDocument(ctx, datasetId, { id: "same", content: "one" }, loopbackFetcher);
+    await expect(
+      createDocument(ctx, datasetId, { id: "same", content: "two" }, loopbackFetcher),
+    ).rejects.toMatchObject({ code: "conflict" });
+    expect((await listRows(ctx, datasetId, page)).map((r) => r.data.text)).toEqual(["one"]);
+  });
+
+  it.each([
+    ["id", { content: "x" }],
+    ["chunk_size", { id: "a", content: "x", chunk_size: 5001 }],
+    ["chunk_overlap", { id: "a", content: "x", chunk_size: 100, chunk_overlap: 100 }],
+    ["metadata.a", { id: "a", content: "x", metadata: { a: { b: 1 } } }],
+    ["url", { id: "a", parse_url: true }],
+    ["parse_url", { id: "a", url: "http://x", parse_url: "yes" }],
+  ])("refuses bad input naming %s and stores nothing", async (path, body) => {
+    const { ctx, datasetId } = await setup();
+    const attempt = createDocument(ctx, datasetId, body, loopbackFetcher);
+    await expect(attempt).rejects.toMatchObject({ code: "bad_request" });
+    await attempt.catch((e: Error) => expect(e.message.startsWith(`${path}:`)).toBe(true));
+    expect(await listDocuments(ctx, datasetId, page)).toEqual([]);
+  });
+
+  it("fetches and parses an HTML page: the article, not the navigation", async () => {
+    const { ctx, datasetId } = await setup();
+    const url = `${base}/article.html`;
+    const doc = await createDocument(
+      ctx,
+      datasetId,
+      { id: "web", url, parse_url: true },
+      loopbackFetcher,
+    );
+    expect(doc).toMatchObject({ status: "ready", url, filename: "article.html" });
+    const text = (await listRows(ctx, datasetId, page)).map((r) => r.data.text).join("\n");
+    expect(text).toContain("Auroras appear when charged particles meet the atmosphere.");
+    expect(text).not.toContain("Login");
+    expect(text).not.toContain("2026 Example");
+    const rows = await listRows(ctx, datasetId, page);
+    expect(rows[0]!.metadata.url).toBe(url);
+  });
+
+  it("turns a fetched CSV into rows with typed metadata columns", async () => {
+    const { ctx, datasetId } = await setup("csv", {
+      metadata_columns: [{ name: "year", type: "number" }],
+    });
+    await createDocument(
+      ctx,
+      datasetId,
+      { id: "csv", url: `${base}/data.csv`, parse_url: true },
+      loopbackFetcher,
+    );
+    const rows = await listRows(ctx, datasetId, page);
+    expect(rows.map((r) => [r.data, r.metadata.year])).toEqual([
+      [{ text: "first line", source: "a" }, 2020],
+      [{ text: "second line", source: "b" }, 2021],
+    ]);
+  });
+
+  it("refuses unsupported types (415), missing pages (400) and private addresses, storing nothing", async () => {
+    const { ctx, datasetId } = await setup();
+    await expect(
+      createDocument(
+        ctx,
+        datasetId,
+        { id: "png", url: `${base}/image.png`, parse_url: true },
+        loopbackFetcher,
+      ),
+    ).rejects.toMatchObject({ code: "unsupported_media_type" });
+    await expect(
+      createDocument(
+        ctx,
+        datasetId,
+        { id: "404", url: `${base}/nope`, parse_url: true },
+        loopbackFetcher,
+      ),
+    ).rejects.toMatchObject({ code: "bad_request" });
+    await expect(
+      createDocument(
+        ctx,
+        datasetId,
+        { id: "ssrf", url: `${base}/article.html`, parse_url: true },
+        publicOnlyFetcher,
+      ),
+    ).rejects.toMatchObject({ code: "bad_request" });
+    expect(await listDocuments(ctx, datasetId, page)).toEqual([]);
+    expect(await listRows(ctx, datasetId, page)).toEqual([]);
+  });
+});

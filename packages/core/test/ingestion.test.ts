@@ -1,0 +1,251 @@
+import type { Database } from "@quarry/db";
+import { documents } from "@quarry/db";
+import { and, eq } from "drizzle-orm";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import {
+  createDataset,
+  type IngestMessage,
+  isPermanentIngestFailure,
+  listRows,
+  type ProjectContext,
+  runIngestSlice,
+  SLICE_LIMITS,
+  type SourceReader,
+} from "../src/index.ts";
+import { freshDatabase } from "./support/database.ts";
+import { createTenant } from "./support/tenant.ts";
+
+let db: Database;
+let close: () => Promise<void>;
+beforeAll(async () => {
+  const fresh = await freshDatabase();
+  db = fresh.db;
+  close = () => fresh.pglite.close();
+});
+afterAll(() => close());
+
+/** Stored files in memory: R2 itself is exercised end to end through workerd. */
+class MemoryFiles implements SourceReader {
+  files = new Map<string, Uint8Array>();
+  failNextReads = 0;
+  reads = 0;
+  async size(key: string) {
+    return this.files.get(key)?.length ?? null;
+  }
+  async read(key: string, offset: number, length: number) {
+    this.reads++;
+    if (this.failNextReads > 0) {
+      this.failNextReads--;
+      throw new Error("storage unavailable");
+    }
+    const file = this.files.get(key);
+    if (!file) throw new Error("missing");
+    return file.slice(offset, offset + length);
+  }
+}
+
+/** A seeded PRNG so a failing fault schedule can be replayed. */
+function prng(seed: number) {
+  let s = seed >>> 0;
+  return () => {
+    s = (s * 1664525 + 1013904223) >>> 0;
+    return s / 2 ** 32;
+  };
+}
+
+async function queuedDocument(
+  ctx: ProjectContext,
+  datasetId: string,
+  id: string,
+  file: { name: string; type: string; bytes: Uint8Array },
+  files: MemoryFiles,
+) {
+  const key = `${datasetId}/${id}/${file.name}`;
+  files.files.set(key, file.bytes);
+  await db.insert(documents).values({
+    projectId: ctx.projectId,
+    datasetId,
+    id,
+    filename: file.name,
+    url: `/${key}`,
+    storageKey: key,
+    contentType: file.type,
+    status: "queued",
+    metadata: { source: "upload" },
+    chunkSize: 500,
+    chunkOverlap: 50,
+  });
+  return {
+    v: 1,
+    projectId: ctx.projectId,
+    datasetId,
+    documentId: id,
+    cursor: null,
+  } as IngestMessage;
+}
+
+/**
+ * Delivers messages like a queue that fails and redelivers: each delivery may fail before any
+ * write (storage read), after the commit (the enqueue of the next slice), or be delivered twice.
+ */
+async function drain(
+  ctx: ProjectContext,
+  first: IngestMessage,
+  files: MemoryFiles,
+  faults: { seed: number; failRead: number; failEnqueue: number; duplicate: number },
+) {
+  const random = prng(faults.seed);
+  const queue: IngestMessage[] = [first];
+  let deliveries = 0;
+  while (queue.length > 0) {
+    if (++deliveries > 10_000) throw new Error("ingestion did not converge");
+    const message = queue.shift()!;
+    if (random() < faults.failRead) files.failNextReads = 1;
+    const failEnqueue = random() < faults.failEnqueue;
+    try {
+      await runIngestSlice(ctx, message, {
+        source: files,
+        enqueue: async (next) => {
+          if (failEnqueue) throw new Error("queue unavailable");
+          queue.push(next);
+        },
+      });
+      if (random() < faults.duplicate) queue.push(message);
+    } catch (error) {
+      if (isPermanentIngestFailure(error)) throw error;
+      queue.push(message); // redelivery
+    }
+    files.failNextReads = 0;
+  }
+  return deliveries;
+}
+
+const encoder = new TextEncoder();
+
+function csvOf(n: number) {
+  const lines = ["text,n,note"];
+  for (let i = 0; i < n; i++) {
+    const note = i % 7 === 0 ? `"line one\r\nline two, with comma ""quoted"""` : `plain ${i}`;
+    lines.push(`"row ${i} ${"lorem ipsum ".repeat(20)}",${i},${note}`);
+  }
+  return encoder.encode(`\uFEFF${lines.join("\r\n")}\r\n`);
+}
+
+describe("ingestion slices", () => {
+  it("ingests a CSV in bounded slices, exactly once, under random faults and redelivery", async () => {
+    const { ctx } = await createTenant(db, "ingest");
+    const dataset = await createDataset(
+      ctx,
+      { name: "csv", metadata_columns: [{ name: "n", type: "number" }] },
+      { embeddingModel: "local/hash" },
+    );
+    const files = new MemoryFiles();
+    const n = 8000; // ~2.2 MB: more than one 2 MB window
+    const bytes = csvOf(n);
+    expect(bytes.length).toBeGreaterThan(SLICE_LIMITS.csvBytes);
+    for (const seed of [1, 2]) {
+      const id = `faulty-${seed}`;
+      const first = await queuedDocument(
+        ctx,
+        dataset.id,
+        id,
+        { name: "data.csv", type: "text/csv", bytes },
+        files,
+      );
+      const deliveries = await drain(ctx, first, files, {
+        seed,
+        failRead: 0.3,
+        failEnqueue: 0.3,
+        duplicate: 0.3,
+      });
+      expect(deliveries).toBeGreaterThan(2);
+      const [doc] = await db
+        .select()
+        .from(documents)
+        .where(and(eq(documents.datasetId, dataset.id), eq(documents.id, id)));
+      expect(doc).toMatchObject({ status: "ready" });
+      expect(doc!.progress).toEqual({
+        unit: "bytes",
+        done: bytes.length,
+        total: bytes.length,
+        rows: n,
+      });
+      const rows = await listRows(
+        ctx,
+        dataset.id,
+        { offset: 0, pageSize: 1000 },
+        { documentId: id, n: { $lt: 1000 } },
+      );
+      expect(rows.map((r) => r.metadata.n)).toEqual(Array.from({ length: 1000 }, (_, i) => i));
+      expect(rows[7]!.data.note).toBe('line one\r\nline two, with comma "quoted"');
+      expect(rows[0]!.metadata.source).toBe("upload");
+      let total = 0;
+      for (let offset = 0; ; offset += 1000) {
+        const page = await listRows(
+          ctx,
+          dataset.id,
+          { offset, pageSize: 1000 },
+          { documentId: id },
+        );
+        total += page.length;
+        if (page.length < 1000) break;
+      }
+      expect(total).toBe(n);
+    }
+  }, 300_000);
+
+  it("ingests UTF-8 text across windows without losing or repeating text", async () => {
+    const { ctx } = await createTenant(db, "text");
+    const dataset = await createDataset(ctx, { name: "text" }, { embeddingModel: "local/hash" });
+    const files = new MemoryFiles();
+    const paragraphs = Array.from(
+      { length: 12_000 },
+      (_, i) =>
+        `Paragraph ${i}: ünïcödé text — with 漢字 and emoji 🚀 so windows cut multi-byte characters.`,
+    );
+    const bytes = encoder.encode(paragraphs.join("\n\n"));
+    expect(bytes.length).toBeGreaterThan(SLICE_LIMITS.textBytes);
+    const first = await queuedDocument(
+      ctx,
+      dataset.id,
+      "t",
+      { name: "notes.txt", type: "text/plain", bytes },
+      files,
+    );
+    await drain(ctx, first, files, { seed: 9, failRead: 0.2, failEnqueue: 0.2, duplicate: 0.2 });
+    const rows = [
+      ...(await listRows(ctx, dataset.id, { offset: 0, pageSize: 1000 })),
+      ...(await listRows(ctx, dataset.id, { offset: 1000, pageSize: 1000 })),
+      ...(await listRows(ctx, dataset.id, { offset: 2000, pageSize: 1000 })),
+      ...(await listRows(ctx, dataset.id, { offset: 3000, pageSize: 1000 })),
+    ];
+    expect(rows.length).toBeLessThan(4000);
+    const text = rows.map((r) => r.data.text).join("\n");
+    for (const i of [0, 1, 2499, 6000, 11_999]) expect(text).toContain(paragraphs[i]);
+    for (const row of rows) expect(row.data.text!.length).toBeLessThanOrEqual(500);
+    const seen = new Set<number>();
+    for (const row of rows) {
+      for (const m of row.data.text!.matchAll(/Paragraph (\d+):/g)) seen.add(Number(m[1]));
+    }
+    expect(seen.size).toBe(12_000);
+  }, 300_000);
+
+  it("fails a document whose file cannot be parsed, with a reason", async () => {
+    const { ctx } = await createTenant(db, "bad");
+    const dataset = await createDataset(ctx, { name: "bad" }, { embeddingModel: "local/hash" });
+    const files = new MemoryFiles();
+    const first = await queuedDocument(
+      ctx,
+      dataset.id,
+      "broken",
+      {
+        name: "broken.pdf",
+        type: "application/pdf",
+        bytes: encoder.encode("%PDF-1.7\nnot really a pdf"),
+      },
+      files,
+    );
+    const attempt = runIngestSlice(ctx, first, { source: files, enqueue: async () => {} });
+    await expect(attempt).rejects.toSatisfy(isPermanentIngestFailure);
+  });
+});

@@ -1,0 +1,70 @@
+import { sql } from "drizzle-orm";
+import { bigint, index, integer, pgTable, primaryKey, text } from "drizzle-orm/pg-core";
+import { datasets } from "./datasets.ts";
+
+/**
+ * Keyword (BM25) statistics of a dataset, kept by triggers on `rows` in the same statement as
+ * every row write (see the `search_triggers` migration), so they are always exactly those of
+ * the stored rows. Terms are the lexemes of `rows.fts`. Two units are ranked:
+ * rows (hybrid search, E2) and documents (E3), whose text is the sum of their rows' text — a
+ * document of any length is ranked without ever building a tsvector of the whole document.
+ *
+ * Only `keyword_datasets` has a foreign key: a row per dataset, created with the dataset. The
+ * per-term tables are cleaned up by a trigger when it goes, because a foreign key check per
+ * posting would double the cost of writing rows.
+ */
+export const keywordDatasets = pgTable("keyword_datasets", {
+  datasetId: text("dataset_id")
+    .primaryKey()
+    .references(() => datasets.id, { onDelete: "cascade" }),
+  /** rows with at least one term: N of the row-level idf */
+  rowCount: bigint("row_count", { mode: "number" }).notNull().default(0),
+  /** documents with at least one term: N of the document-level idf */
+  documentCount: bigint("document_count", { mode: "number" }).notNull().default(0),
+  /** terms (tokens) in all rows; over row_count or document_count it is the average length */
+  totalLength: bigint("total_length", { mode: "number" }).notNull().default(0),
+});
+
+/** Per term: in how many rows and in how many documents of the dataset it occurs. */
+export const keywordTerms = pgTable(
+  "keyword_terms",
+  {
+    datasetId: text("dataset_id").notNull(),
+    term: text("term").notNull(),
+    rowFrequency: integer("row_frequency").notNull(),
+    documentFrequency: integer("document_frequency").notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.datasetId, t.term] })],
+);
+
+/** Per document: its rows and its length in terms. */
+export const keywordDocuments = pgTable(
+  "keyword_documents",
+  {
+    datasetId: text("dataset_id").notNull(),
+    documentId: text("document_id").notNull(),
+    rowCount: integer("row_count").notNull(),
+    length: bigint("length", { mode: "number" }).notNull(),
+  },
+  (t) => [
+    primaryKey({ columns: [t.datasetId, t.documentId] }),
+    index("keyword_documents_empty_idx").on(t.datasetId).where(sql`${t.rowCount} <= 0`),
+  ],
+);
+
+/**
+ * The document-level inverted index: per (term, document) the term's frequency in the
+ * document's rows and how many of its rows contain it. A posting may sit at zero after its
+ * rows went; it counts for nothing and is reused when the term comes back.
+ */
+export const keywordPostings = pgTable(
+  "keyword_postings",
+  {
+    datasetId: text("dataset_id").notNull(),
+    term: text("term").notNull(),
+    documentId: text("document_id").notNull(),
+    rowCount: integer("row_count").notNull(),
+    frequency: integer("frequency").notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.datasetId, t.term, t.documentId] })],
+);
