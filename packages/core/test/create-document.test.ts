@@ -53,6 +53,17 @@ afterAll(async () => {
 
 const defaults = { embeddingModel: "local/hash" };
 const page = { offset: 0, pageSize: 1000 };
+const stored = new Map<string, Uint8Array>();
+const queued: unknown[] = [];
+const sourcesWith = (fetchUrl: UrlFetcher) => ({
+  fetchUrl,
+  files: {
+    put: async (key: string, bytes: Uint8Array) => void stored.set(key, bytes),
+    delete: async (key: string) => void stored.delete(key),
+    deletePrefix: async () => {},
+  },
+  enqueue: async (message: unknown) => void queued.push(message),
+});
 const loopbackFetcher: UrlFetcher = (url) =>
   fetchSource(url, {
     fetch: (u, init) => fetch(u, init),
@@ -73,6 +84,27 @@ async function setup(name = "docs", extra: Record<string, unknown> = {}) {
 }
 
 describe("E5 create document", () => {
+  it("stores and queues content above the inline limit, returning it queued", async () => {
+    const { ctx, datasetId } = await setup("large");
+    const content = "A long sentence for the queue. ".repeat(70_000);
+    const doc = await createDocument(
+      ctx,
+      datasetId,
+      { id: "big", content },
+      sourcesWith(loopbackFetcher),
+    );
+    expect(doc).toMatchObject({ id: "big", status: "queued", row_count: 0 });
+    const key = `${datasetId}/big/content.txt`;
+    expect(new TextDecoder().decode(stored.get(key))).toBe(content);
+    expect(queued.at(-1)).toEqual({
+      v: 1,
+      projectId: ctx.projectId,
+      datasetId,
+      documentId: "big",
+      cursor: null,
+    });
+  });
+
   it("chunks inline content, puts metadata on every row and returns the ready document", async () => {
     const { ctx, datasetId } = await setup();
     const content = Array.from({ length: 30 }, (_, i) => `Sentence number ${i} is here.`).join(" ");
@@ -80,7 +112,7 @@ describe("E5 create document", () => {
       ctx,
       datasetId,
       { id: "inline", content, chunk_size: 200, chunk_overlap: 20, metadata: { lang: "en" } },
-      loopbackFetcher,
+      sourcesWith(loopbackFetcher),
     );
     expect(doc).toMatchObject({ id: "inline", status: "ready", error: null });
     const rows = await listRows(ctx, datasetId, page);
@@ -95,9 +127,14 @@ describe("E5 create document", () => {
 
   it("refuses a duplicate id with 409 and leaves the first document as it was", async () => {
     const { ctx, datasetId } = await setup();
-    await createDocument(ctx, datasetId, { id: "same", content: "one" }, loopbackFetcher);
+    await createDocument(
+      ctx,
+      datasetId,
+      { id: "same", content: "one" },
+      sourcesWith(loopbackFetcher),
+    );
     await expect(
-      createDocument(ctx, datasetId, { id: "same", content: "two" }, loopbackFetcher),
+      createDocument(ctx, datasetId, { id: "same", content: "two" }, sourcesWith(loopbackFetcher)),
     ).rejects.toMatchObject({ code: "conflict" });
     expect((await listRows(ctx, datasetId, page)).map((r) => r.data.text)).toEqual(["one"]);
   });
@@ -111,7 +148,7 @@ describe("E5 create document", () => {
     ["parse_url", { id: "a", url: "http://x", parse_url: "yes" }],
   ])("refuses bad input naming %s and stores nothing", async (path, body) => {
     const { ctx, datasetId } = await setup();
-    const attempt = createDocument(ctx, datasetId, body, loopbackFetcher);
+    const attempt = createDocument(ctx, datasetId, body, sourcesWith(loopbackFetcher));
     await expect(attempt).rejects.toMatchObject({ code: "bad_request" });
     await attempt.catch((e: Error) => expect(e.message.startsWith(`${path}:`)).toBe(true));
     expect(await listDocuments(ctx, datasetId, page)).toEqual([]);
@@ -124,7 +161,7 @@ describe("E5 create document", () => {
       ctx,
       datasetId,
       { id: "web", url, parse_url: true },
-      loopbackFetcher,
+      sourcesWith(loopbackFetcher),
     );
     expect(doc).toMatchObject({ status: "ready", url, filename: "article.html" });
     const text = (await listRows(ctx, datasetId, page)).map((r) => r.data.text).join("\n");
@@ -143,7 +180,7 @@ describe("E5 create document", () => {
       ctx,
       datasetId,
       { id: "csv", url: `${base}/data.csv`, parse_url: true },
-      loopbackFetcher,
+      sourcesWith(loopbackFetcher),
     );
     const rows = await listRows(ctx, datasetId, page);
     expect(rows.map((r) => [r.data, r.metadata.year])).toEqual([
@@ -159,7 +196,7 @@ describe("E5 create document", () => {
         ctx,
         datasetId,
         { id: "png", url: `${base}/image.png`, parse_url: true },
-        loopbackFetcher,
+        sourcesWith(loopbackFetcher),
       ),
     ).rejects.toMatchObject({ code: "unsupported_media_type" });
     await expect(
@@ -167,7 +204,7 @@ describe("E5 create document", () => {
         ctx,
         datasetId,
         { id: "404", url: `${base}/nope`, parse_url: true },
-        loopbackFetcher,
+        sourcesWith(loopbackFetcher),
       ),
     ).rejects.toMatchObject({ code: "bad_request" });
     await expect(
@@ -175,7 +212,7 @@ describe("E5 create document", () => {
         ctx,
         datasetId,
         { id: "ssrf", url: `${base}/article.html`, parse_url: true },
-        publicOnlyFetcher,
+        sourcesWith(publicOnlyFetcher),
       ),
     ).rejects.toMatchObject({ code: "bad_request" });
     expect(await listDocuments(ctx, datasetId, page)).toEqual([]);

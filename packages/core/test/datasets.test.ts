@@ -31,6 +31,7 @@ const page = { offset: 0, pageSize: 100 };
 function recordingFiles() {
   const deleted: string[] = [];
   const store: FileStore = {
+    put: async () => {},
     delete: async (key) => void deleted.push(key),
     deletePrefix: async (prefix) => void deleted.push(`${prefix}*`),
   };

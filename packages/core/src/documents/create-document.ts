@@ -3,6 +3,8 @@ import { and, eq, sql } from "drizzle-orm";
 import { chunkText, validateChunkOptions } from "../chunking/chunk-text.ts";
 import type { DatasetRecord } from "../datasets/dataset-view.ts";
 import { requireDataset } from "../datasets/require-dataset.ts";
+import { sanitizeFilename } from "../fetching/filename.ts";
+import type { IngestMessage } from "../ingestion/ingest-message.ts";
 import { parseSource } from "../parsing/index.ts";
 import { insertRows } from "../rows/insert-rows.ts";
 import { prepareRows } from "../rows/prepare-rows.ts";
@@ -10,15 +12,18 @@ import { embeddedColumn, type RowInput } from "../rows/row-input.ts";
 import { type UserMetadata, validateUserMetadata } from "../rows/row-metadata.ts";
 import { tableToRowInputs } from "../rows/table-rows.ts";
 import type { ProjectContext } from "../shared/context.ts";
-import { BadRequestError, ConflictError, PayloadTooLargeError } from "../shared/errors.ts";
+import { BadRequestError, ConflictError } from "../shared/errors.ts";
+import type { FileStore } from "../shared/file-store.ts";
 import { validateDocumentId } from "./document-id.ts";
 import { type DocumentView, toDocumentView } from "./document-view.ts";
 
 /**
- * Text up to this size is chunked, embedded and stored before E5 returns (DESIGN §5 asks
- * for at least 1 MB). 2 M characters of `local/hash` embedding is a few seconds of work.
+ * Text up to this size is chunked, embedded and stored before E5 returns `ready` (DESIGN §5
+ * asks for at least 1 MB); larger documents are stored and queued, and E5 returns `queued`.
  */
 export const SYNC_DOCUMENT_MAX_CHARS = 2_000_000;
+/** fetched files above this are parsed by the ingest worker (PDFs and CSVs of any size) */
+export const SYNC_SOURCE_MAX_BYTES = 4 * 1024 * 1024;
 
 export interface CreateDocumentBody {
   id?: unknown;
@@ -29,6 +34,13 @@ export interface CreateDocumentBody {
   chunk_size?: unknown;
   chunk_overlap?: unknown;
   metadata?: unknown;
+}
+
+/** What E5 needs from the edge: the SSRF-safe fetcher, file storage and the ingest queue. */
+export interface DocumentSources {
+  fetchUrl: UrlFetcher;
+  files: FileStore;
+  enqueue(message: IngestMessage): Promise<void>;
 }
 
 /** Where E5 gets a URL's bytes; the edge supplies the SSRF-safe fetcher. */
@@ -48,13 +60,15 @@ export async function createDocument(
   ctx: ProjectContext,
   datasetId: string,
   body: CreateDocumentBody,
-  fetchUrl: UrlFetcher,
+  sources: DocumentSources,
 ): Promise<DocumentView> {
   const dataset = await requireDataset(ctx, datasetId);
   const input = validateBody(dataset, body);
   await reserve(ctx, dataset, input);
   try {
-    const source = await loadSource(input, fetchUrl);
+    const source = await loadSource(input, sources.fetchUrl);
+    if (source?.kind === "large")
+      return await queueLargeSource(ctx, dataset, input, source, sources);
     const inputs = source ? toRowInputs(dataset, source, input) : [];
     const prepared = await prepareRows(ctx, dataset, inputs, input.metadata);
     return await ctx.db.transaction(async (tx) => {
@@ -118,11 +132,6 @@ function validateBody(dataset: DatasetRecord, body: CreateDocumentBody): Documen
   if (parseUrl && content !== null) {
     throw new BadRequestError("give either content or parse_url, not both", "content");
   }
-  if (content !== null && content.length > SYNC_DOCUMENT_MAX_CHARS) {
-    throw new PayloadTooLargeError(
-      `content: ${content.length} characters; inline documents take up to ${SYNC_DOCUMENT_MAX_CHARS} (upload larger files with E9)`,
-    );
-  }
   const chunking = validateChunkOptions(
     {
       ...(body.chunk_size !== undefined ? { chunkSize: body.chunk_size as number } : {}),
@@ -165,6 +174,7 @@ async function reserve(ctx: ProjectContext, dataset: DatasetRecord, input: Docum
 
 type LoadedSource =
   | { kind: "text"; text: string; filename: string | null; contentType: string | null }
+  | { kind: "large"; bytes: Uint8Array; filename: string | null; contentType: string | null }
   | {
       kind: "table";
       records: Record<string, string>[];
@@ -177,22 +187,69 @@ async function loadSource(
   fetchUrl: UrlFetcher,
 ): Promise<LoadedSource | null> {
   if (input.content !== null) {
+    if (input.content.length > SYNC_DOCUMENT_MAX_CHARS) {
+      const bytes = new TextEncoder().encode(input.content);
+      return { kind: "large", bytes, filename: null, contentType: "text/plain; charset=utf-8" };
+    }
     return { kind: "text", text: input.content, filename: null, contentType: "text/plain" };
   }
   if (!input.parseUrl || input.url === null) return null;
   const fetched = await fetchUrl(input.url);
+  if (fetched.bytes.length > SYNC_SOURCE_MAX_BYTES) {
+    return {
+      kind: "large",
+      bytes: fetched.bytes,
+      filename: fetched.filename,
+      contentType: fetched.contentType,
+    };
+  }
   const parsed = await parseSource(fetched.bytes, {
     contentType: fetched.contentType,
     filename: fetched.filename,
   });
   const meta = { filename: fetched.filename, contentType: fetched.contentType };
   if (parsed.kind === "table") return { kind: "table", records: parsed.records, ...meta };
-  if (parsed.text.length > SYNC_DOCUMENT_MAX_CHARS) {
-    throw new PayloadTooLargeError(
-      `url: the document has ${parsed.text.length} characters of text; documents created from a URL take up to ${SYNC_DOCUMENT_MAX_CHARS} (upload larger files with E9)`,
-    );
-  }
   return { kind: "text", text: parsed.text, ...meta };
+}
+
+/**
+ * Larger documents go the upload way: the source is stored and the ingest worker processes
+ * it in bounded slices. E5 returns the document `queued`.
+ */
+async function queueLargeSource(
+  ctx: ProjectContext,
+  dataset: DatasetRecord,
+  input: DocumentInput,
+  source: Extract<LoadedSource, { kind: "large" }>,
+  sources: DocumentSources,
+): Promise<DocumentView> {
+  const filename = sanitizeFilename(input.filename ?? source.filename ?? "") ?? "content.txt";
+  const key = `${dataset.id}/${input.id}/${filename}`;
+  await sources.files.put(key, source.bytes, source.contentType);
+  try {
+    const [document] = await ctx.db
+      .update(documents)
+      .set({
+        status: "queued",
+        storageKey: key,
+        filename: input.filename ?? source.filename ?? null,
+        contentType: source.contentType,
+        updatedAt: sql`now()`,
+      })
+      .where(and(eq(documents.datasetId, dataset.id), eq(documents.id, input.id)))
+      .returning();
+    await sources.enqueue({
+      v: 1,
+      projectId: ctx.projectId,
+      datasetId: dataset.id,
+      documentId: input.id,
+      cursor: null,
+    });
+    return toDocumentView(document!, 0);
+  } catch (error) {
+    await sources.files.delete(key);
+    throw error;
+  }
 }
 
 function toRowInputs(
@@ -200,6 +257,7 @@ function toRowInputs(
   source: LoadedSource,
   input: DocumentInput,
 ): RowInput[] {
+  if (source.kind === "large") return [];
   if (source.kind === "table") return tableToRowInputs(dataset, source.records);
   const column = embeddedColumn(dataset) ?? dataset.columns[0]?.name ?? "text";
   return chunkText(source.text, input).map((chunk) => ({

@@ -1,4 +1,10 @@
-import { type FileStore, fetchSource, type ProjectContext, type UrlFetcher } from "@quarry/core";
+import {
+  type FileStore,
+  fetchSource,
+  type IngestMessage,
+  type ProjectContext,
+  type UrlFetcher,
+} from "@quarry/core";
 import type { Database } from "@quarry/db";
 import type { AiBinding, ProviderEnv } from "@quarry/providers";
 import { createDohResolver, openDatabase, r2FileStore } from "@quarry/worker-kit";
@@ -14,6 +20,8 @@ export interface Services {
   files: FileStore;
   /** E5's fetcher for `parse_url`: public addresses only unless ALLOW_PRIVATE_URLS=true */
   fetchUrl: UrlFetcher;
+  /** sends a slice of work to the ingest worker */
+  enqueue(message: IngestMessage): Promise<void>;
   project(projectId: string): ProjectContext;
   /** closes what the request opened; the middleware hands this to `waitUntil` */
   close(): Promise<void>;
@@ -36,6 +44,9 @@ export function createServices(config: Config, bindings: Bindings): Services {
     db,
     files: r2FileStore(bindings.FILES),
     fetchUrl: (url) => fetchSource(url, sourceFetchDeps(config.ALLOW_PRIVATE_URLS)),
+    enqueue: async (message) => {
+      await bindings.INGEST_QUEUE.send(message, { contentType: "json" });
+    },
     project: (projectId) => ({ db: db(), projectId, loaded: new Map(), providers }),
     close: async () => {
       await handle?.close();

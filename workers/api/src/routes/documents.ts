@@ -31,14 +31,14 @@ const createDocumentRoute = createRoute({
   tags,
   summary: "E5 Create a document from inline content or a fetched URL",
   description:
-    "Content (or a fetched URL) of up to 2,000,000 characters is chunked, embedded and stored before the reply: the document comes back `ready` with its `row_count`. Duplicate ids are a 409.",
+    "Content of up to 2,000,000 characters (or a fetched file up to 4 MB) is chunked, embedded and stored before the reply: the document comes back `ready` with its `row_count`. Larger documents are stored and ingested in the background: the document comes back `queued` (watch `status` and `progress` on GET). Duplicate ids are a 409.",
   security: projectSecurity,
   request: { params: DatasetParams, body: jsonBody(CreateDocumentBody) },
   responses: {
     200: jsonResponse(DocumentSchema, "The stored document"),
     ...errorResponses,
     409: errorResponse("A document with this id exists in the dataset"),
-    413: errorResponse("The document is larger than the inline limit"),
+    413: errorResponse("The fetched document is larger than 20 MB"),
     415: errorResponse("The URL's content type cannot be parsed"),
     502: errorResponse("The embedding provider failed"),
   },
@@ -76,7 +76,12 @@ export function registerDocuments(app: OpenAPIHono<HonoEnv>) {
   app.openapi(createDocumentRoute, async (c) => {
     const { id } = c.req.valid("param");
     const { services, project } = c.var;
-    return c.json(await createDocument(project, id, c.req.valid("json"), services.fetchUrl), 200);
+    const sources = {
+      fetchUrl: services.fetchUrl,
+      files: services.files,
+      enqueue: services.enqueue,
+    };
+    return c.json(await createDocument(project, id, c.req.valid("json"), sources), 200);
   });
   app.openapi(getDocumentRoute, async (c) => {
     const { id, document_id } = c.req.valid("param");
