@@ -19,6 +19,8 @@ export interface StackOptions {
   openaiApiKey?: string;
   openaiBaseUrl?: string;
   allowPrivateUrls?: boolean;
+  /** more worker vars (both workers), e.g. INGEST_FAULT_RATE for fault-injection runs */
+  vars?: Record<string, string>;
   /** where wrangler's output goes: inherit the terminal, or append to a log file */
   wranglerOutput?: "inherit" | { file: string };
   readyTimeoutMs?: number;
@@ -62,6 +64,7 @@ export async function startStack(options: StackOptions): Promise<Stack> {
     OPENAI_API_KEY: options.openaiApiKey ?? "",
     OPENAI_BASE_URL: options.openaiBaseUrl ?? "https://api.openai.com/v1",
     ALLOW_PRIVATE_URLS: options.allowPrivateUrls ? "true" : "false",
+    ...options.vars,
   });
 
   const inspectorPort = await freePort();

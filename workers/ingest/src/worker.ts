@@ -1,5 +1,6 @@
 import {
   abandonedReason,
+  type IngestDeps,
   type IngestMessage,
   isIngestMessage,
   isPermanentIngestFailure,
@@ -11,6 +12,7 @@ import {
 import type { AiBinding, ProviderEnv } from "@quarry/providers";
 import { openDatabase, r2SourceReader } from "@quarry/worker-kit";
 import type { Bindings } from "./env.ts";
+import { faultsFrom } from "./fault-injection.ts";
 
 const DEAD_LETTER_QUEUE = "quarry-ingest-dlq";
 /** Backoff between redeliveries of a failed slice: 2 s, 4 s, 8 s … capped at 5 minutes. */
@@ -31,10 +33,14 @@ export default {
       ...(env.OPENAI_BASE_URL ? { OPENAI_BASE_URL: env.OPENAI_BASE_URL } : {}),
       ...(env.AI ? { AI: env.AI as unknown as AiBinding } : {}),
     };
-    const deps = {
+    const faults = faultsFrom(env.INGEST_FAULT_RATE);
+    const realDeps: IngestDeps = {
       source: r2SourceReader(env.FILES),
-      enqueue: (next: IngestMessage) => env.INGEST_QUEUE.send(next, { contentType: "json" }),
+      enqueue: async (next: IngestMessage) => {
+        await env.INGEST_QUEUE.send(next, { contentType: "json" });
+      },
     };
+    const deps = faults ? faults.wrap(realDeps) : realDeps;
     try {
       for (const message of batch.messages) {
         const body = message.body;
@@ -56,6 +62,10 @@ export default {
             position: body.cursor?.position ?? 0,
             outcome,
           });
+          if (faults?.crashBeforeAck()) {
+            message.retry({ delaySeconds: 0 });
+            continue;
+          }
           message.ack();
         } catch (error) {
           const reason = error instanceof Error ? error.message : String(error);
