@@ -1,7 +1,6 @@
 import { type Database, documents, rows } from "@quarry/db";
 import { and, eq, sql } from "drizzle-orm";
 import type { DatasetRecord } from "../datasets/dataset-view.ts";
-import type { DocumentRecord } from "../documents/document-view.ts";
 import { ConflictError, NotFoundError } from "../shared/errors.ts";
 import { insertRows } from "./insert-rows.ts";
 import type { PreparedRow } from "./prepare-rows.ts";
@@ -9,11 +8,13 @@ import type { RowView } from "./row-view.ts";
 
 export type RowWriteMode = "replace" | "append";
 
+const INGESTING = sql`${documents.status} in ('queued', 'processing')`;
+
 /**
- * Writes a document's rows in one transaction: the document row is locked first, so
- * concurrent writers to one document queue up instead of interleaving, and a failure
- * anywhere rolls back to the old rows. `create` makes a missing document (E11); without it a
- * missing document is a 404.
+ * Writes a document's rows in one transaction. The first statement claims the document row
+ * (creating it for E11) and so locks it: concurrent writers to one document queue up instead
+ * of interleaving, and a failure anywhere rolls back to the old rows. Few statements on
+ * purpose — each is a round trip to the database.
  */
 export async function writeDocumentRows(
   db: Database,
@@ -25,49 +26,54 @@ export async function writeDocumentRows(
   create?: { filename?: string | null },
 ): Promise<RowView[]> {
   return db.transaction(async (tx) => {
-    if (create) {
-      await tx
-        .insert(documents)
-        .values({
-          projectId,
-          datasetId: dataset.id,
-          id: documentId,
-          filename: create.filename ?? null,
-          status: "ready",
-          metadata: {},
-        })
-        .onConflictDoNothing();
-    }
-    const document = await lockDocument(tx, dataset.id, documentId);
-    if (document.status === "queued" || document.status === "processing") {
-      throw new ConflictError(
-        `document '${documentId}' is being ingested; write its rows when it is ready or failed`,
-      );
-    }
-    if (mode === "replace") {
+    const claim = { status: "ready" as const, error: null, updatedAt: sql`now()` };
+    const claimed = create
+      ? await tx
+          .insert(documents)
+          .values({
+            projectId,
+            datasetId: dataset.id,
+            id: documentId,
+            filename: create.filename ?? null,
+            status: "ready",
+            metadata: {},
+          })
+          .onConflictDoUpdate({
+            target: [documents.datasetId, documents.id],
+            set: claim,
+            setWhere: sql`not ${INGESTING}`,
+          })
+          .returning({ url: documents.url, created: sql<boolean>`(xmax = 0)` })
+      : await tx
+          .update(documents)
+          .set(claim)
+          .where(
+            and(
+              eq(documents.datasetId, dataset.id),
+              eq(documents.id, documentId),
+              sql`not ${INGESTING}`,
+            ),
+          )
+          .returning({ url: documents.url, created: sql<boolean>`false` });
+    const document = claimed[0];
+    if (!document) throw await whyUnclaimed(tx, dataset.id, documentId);
+    if (mode === "replace" && !document.created) {
       await tx
         .delete(rows)
         .where(and(eq(rows.datasetId, dataset.id), eq(rows.documentId, documentId)));
     }
-    const written = await insertRows(tx, projectId, dataset, document, prepared);
-    await tx
-      .update(documents)
-      .set({ status: "ready", error: null, updatedAt: sql`now()` })
-      .where(and(eq(documents.datasetId, dataset.id), eq(documents.id, documentId)));
-    return written;
+    return insertRows(tx, projectId, dataset, { id: documentId, url: document.url }, prepared);
   });
 }
 
-async function lockDocument(
-  db: Database,
-  datasetId: string,
-  documentId: string,
-): Promise<DocumentRecord> {
-  const [document] = await db
-    .select()
+/** A document that could not be claimed is missing (404) or being ingested (409). */
+async function whyUnclaimed(db: Database, datasetId: string, documentId: string) {
+  const [found] = await db
+    .select({ status: documents.status })
     .from(documents)
-    .where(and(eq(documents.datasetId, datasetId), eq(documents.id, documentId)))
-    .for("update");
-  if (!document) throw new NotFoundError("Document", documentId);
-  return document;
+    .where(and(eq(documents.datasetId, datasetId), eq(documents.id, documentId)));
+  if (!found) return new NotFoundError("Document", documentId);
+  return new ConflictError(
+    `document '${documentId}' is being ingested; write its rows when it is ready or failed`,
+  );
 }

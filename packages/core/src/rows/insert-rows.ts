@@ -1,4 +1,4 @@
-import { type Database, rows } from "@quarry/db";
+import type { Database } from "@quarry/db";
 import { sql } from "drizzle-orm";
 import type { DatasetRecord } from "../datasets/dataset-view.ts";
 import { KEYWORD_CONFIG } from "./keyword-config.ts";
@@ -7,13 +7,14 @@ import { embeddedColumn } from "./row-input.ts";
 import { rowMetadata } from "./row-metadata.ts";
 import { type RowView, toRowView } from "./row-view.ts";
 
-/** Rows per INSERT statement: keeps each statement's parameter count well under Postgres' limit. */
-const INSERT_BATCH = 500;
+/** Rows per statement: one JSON parameter each, a few MB at most. */
+const INSERT_BATCH = 1000;
 
 /**
- * Appends prepared rows to a document, inside the caller's transaction. Ids are reserved from
- * the rows sequence first so each row's metadata can carry its own `rowId`; the sequence also
- * gives the dataset-wide insertion order that E6 lists by.
+ * Appends prepared rows to a document, inside the caller's transaction, in one statement per
+ * batch: the rows travel as one JSON parameter, ids are drawn from the rows sequence in input
+ * order inside the statement (the dataset-wide insertion order E6 lists by), and each row's
+ * metadata gets its own `rowId` in the same statement. One round trip, however many rows.
  */
 export async function insertRows(
   db: Database,
@@ -22,38 +23,56 @@ export async function insertRows(
   document: { id: string; url: string | null },
   prepared: PreparedRow[],
 ): Promise<RowView[]> {
-  if (prepared.length === 0) return [];
-  const ids = await reserveRowIds(db, prepared.length);
   const column = embeddedColumn(dataset);
-  const values = prepared.map((row, i) => {
-    const id = ids[i] as number;
-    return {
-      id,
-      projectId,
-      datasetId: dataset.id,
-      documentId: document.id,
+  const views: RowView[] = [];
+  for (let start = 0; start < prepared.length; start += INSERT_BATCH) {
+    const batch = prepared.slice(start, start + INSERT_BATCH);
+    const payload = batch.map((row, ord) => ({
+      ord,
       data: row.data,
+      // rowId is added by the statement; the rest of the system keys are known here.
       metadata: rowMetadata(row.metadata, {
-        rowId: id,
+        rowId: 0,
         documentId: document.id,
         ...(document.url ? { url: document.url } : {}),
       }),
-      embedding: row.embedding,
-      fts: sql`to_tsvector(${KEYWORD_CONFIG}::regconfig, ${row.keywordText})`,
-      imagePaths: null,
-    };
-  });
-  for (let i = 0; i < values.length; i += INSERT_BATCH) {
-    await db.insert(rows).values(values.slice(i, i + INSERT_BATCH));
+      embedding: row.embedding ? `[${row.embedding.join(",")}]` : null,
+      text: row.keywordText,
+    }));
+    const result = (await db.execute(sql`
+      insert into rows (id, project_id, dataset_id, document_id, data, metadata, embedding, fts)
+      select s.id, ${projectId}, ${dataset.id}, ${document.id}, s.data,
+             s.metadata || jsonb_build_object('rowId', s.id),
+             s.embedding::vector,
+             to_tsvector(${KEYWORD_CONFIG}::regconfig, s.text)
+      from (
+        select nextval(pg_get_serial_sequence('rows', 'id')) as id, v.*
+        from (
+          select * from jsonb_to_recordset(${JSON.stringify(payload)}::jsonb)
+            as r(ord int, data jsonb, metadata jsonb, embedding text, text text)
+          order by ord
+        ) v
+      ) s
+      returning id`)) as unknown as { rows: { id: string | number }[] };
+    const ids = result.rows.map((r) => Number(r.id)).sort((a, b) => a - b);
+    batch.forEach((row, i) => {
+      const id = ids[i] as number;
+      views.push(
+        toRowView({
+          id,
+          datasetId: dataset.id,
+          documentId: document.id,
+          data: row.data,
+          metadata: rowMetadata(row.metadata, {
+            rowId: id,
+            documentId: document.id,
+            ...(document.url ? { url: document.url } : {}),
+          }),
+          imagePaths: null,
+          embeddedColumn: row.embedding ? column : null,
+        }),
+      );
+    });
   }
-  return values.map((v, i) =>
-    toRowView({ ...v, embeddedColumn: prepared[i]?.embedding ? column : null }),
-  );
-}
-
-export async function reserveRowIds(db: Database, count: number): Promise<number[]> {
-  const reserved = await db
-    .select({ id: sql<string | number>`nextval(pg_get_serial_sequence('rows', 'id'))` })
-    .from(sql`generate_series(1, ${count}::int)`);
-  return reserved.map((r) => Number(r.id)).sort((a, b) => a - b);
+  return views;
 }

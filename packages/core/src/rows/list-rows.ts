@@ -1,5 +1,6 @@
 import { rows } from "@quarry/db";
-import { and, asc, eq, sql } from "drizzle-orm";
+import { and, asc, eq, inArray, type SQL, sql } from "drizzle-orm";
+import type { DatasetRecord } from "../datasets/dataset-view.ts";
 import { requireDataset } from "../datasets/require-dataset.ts";
 import { compileFilter } from "../filter/compile-filter.ts";
 import type { Page, ProjectContext } from "../shared/context.ts";
@@ -7,10 +8,16 @@ import { embeddedColumn } from "./row-input.ts";
 import { rowViewColumns } from "./row-queries.ts";
 import { type RowView, toRowView } from "./row-view.ts";
 
+/** Up to this many matches, a filtered page is cut from the full, index-found match set. */
+const MATCH_SET_LIMIT = 10_000;
+
 /**
  * E6: a dataset's rows in insertion order (the identity id), paged, optionally filtered by
- * metadata. The (dataset_id, id) index serves the order; a selective filter is served by the
- * GIN index on metadata instead, and the planner picks between them.
+ * metadata. Unfiltered pages walk the (dataset_id, id) index. A filtered page first asks for
+ * the matching ids without an order (Postgres answers a selective filter from the GIN index
+ * on metadata); when they are few, the page is cut from them and fetched by id. A broad
+ * filter overflows that set, and walking the id order (stopping at the page) is the fast
+ * plan, so that is what runs then. Either way no plan reads the whole dataset for a page.
  */
 export async function listRows(
   ctx: ProjectContext,
@@ -19,14 +26,36 @@ export async function listRows(
   filter?: unknown,
 ): Promise<RowView[]> {
   const dataset = await requireDataset(ctx, datasetId);
-  const where = [eq(rows.datasetId, dataset.id)];
-  if (filter !== undefined && filter !== null) {
-    where.push(compileFilter(filter, sql`${rows.metadata}`));
-  }
+  const inDataset = eq(rows.datasetId, dataset.id);
+  if (filter === undefined || filter === null) return orderedPage(ctx, dataset, inDataset, page);
+  const condition = and(inDataset, compileFilter(filter, sql`${rows.metadata}`)) as SQL;
+  const matches = await ctx.db
+    .select({ id: rows.id })
+    .from(rows)
+    .where(condition)
+    .limit(MATCH_SET_LIMIT + 1);
+  if (matches.length > MATCH_SET_LIMIT) return orderedPage(ctx, dataset, condition, page);
+  const ids = matches
+    .map((m) => m.id)
+    .sort((a, b) => a - b)
+    .slice(page.offset, page.offset + page.pageSize);
+  if (ids.length === 0) return [];
+  return orderedPage(ctx, dataset, and(inDataset, inArray(rows.id, ids)) as SQL, {
+    offset: 0,
+    pageSize: ids.length,
+  });
+}
+
+async function orderedPage(
+  ctx: ProjectContext,
+  dataset: DatasetRecord,
+  where: SQL,
+  page: Page,
+): Promise<RowView[]> {
   const found = await ctx.db
     .select(rowViewColumns)
     .from(rows)
-    .where(and(...where))
+    .where(where)
     .orderBy(asc(rows.id))
     .offset(page.offset)
     .limit(page.pageSize);

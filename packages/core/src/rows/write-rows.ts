@@ -29,7 +29,9 @@ export async function upsertRows(
   const documentId =
     body.document_id === undefined ? newUuid() : validateDocumentId(body.document_id);
   const inputs = validateRowInputs(dataset, body.rows);
-  const existing = await findDocument(ctx, dataset.id, documentId);
+  // A generated id cannot name an existing document: no need to look for its metadata.
+  const existing =
+    body.document_id === undefined ? null : await findDocument(ctx, dataset.id, documentId);
   const prepared = await prepareRows(ctx, dataset, inputs, documentMetadata(existing));
   const rows = await writeDocumentRows(
     ctx.db,
