@@ -19,6 +19,7 @@ import { registerDocuments } from "./routes/documents.ts";
 import { registerEndpoints } from "./routes/endpoints.ts";
 import { registerHealth } from "./routes/health.ts";
 import { registerRows } from "./routes/rows.ts";
+import { registerUploads } from "./routes/upload.ts";
 
 /** The one app factory. Auth runs before routing-level validation, so 401 beats 400. */
 export function createApp(config: (env: HonoEnv["Bindings"]) => Config) {
@@ -42,6 +43,7 @@ export function createApp(config: (env: HonoEnv["Bindings"]) => Config) {
   registerDatasets(app);
   registerDocuments(app);
   registerRows(app);
+  registerUploads(app);
   registerEndpoints(app);
 
   app.notFound((c) => errorResponse(c, "not_found", `No route for ${c.req.method} ${c.req.path}`));

@@ -23,7 +23,7 @@ const operations: Operation[] = Object.entries(
     method: method.toUpperCase(),
     path,
     security: op.security?.[0] ? Object.keys(op.security[0])[0]! : null,
-    hasBody: Boolean(op.requestBody),
+    hasBody: Boolean(op.requestBody?.content?.["application/json"]),
   })),
 );
 const secured = operations.filter((o) => o.security !== null);

@@ -43,6 +43,7 @@ describe("service routes", () => {
         "/api/datasets/{id}/rows",
         "/api/datasets/{id}/rows/upsert",
         "/api/datasets/{id}/rows/{row_id}",
+        "/api/datasets/{id}/upload",
         "/api/endpoints",
         "/api/endpoints/{id}",
         "/health",
