@@ -1,0 +1,68 @@
+import { readdir, readFile } from "node:fs/promises";
+
+/** Resident memory of this process's descendants named `name` (the stack's workerd), by pid. */
+export async function descendantRss(name: string): Promise<Map<number, number>> {
+  const parents = new Map<number, number>();
+  const names = new Map<number, string>();
+  for (const entry of await readdir("/proc")) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      const stat = await readFile(`/proc/${entry}/stat`, "utf8");
+      // "pid (comm) state ppid …": comm may contain spaces, so split after the last ')'
+      const close = stat.lastIndexOf(")");
+      const comm = stat.slice(stat.indexOf("(") + 1, close);
+      const ppid = Number(stat.slice(close + 2).split(" ")[1]);
+      parents.set(Number(entry), ppid);
+      names.set(Number(entry), comm);
+    } catch {
+      // the process ended while we looked
+    }
+  }
+  const isDescendant = (pid: number) => {
+    for (let p = parents.get(pid); p !== undefined && p > 1; p = parents.get(p)) {
+      if (p === process.pid) return true;
+    }
+    return false;
+  };
+  const rss = new Map<number, number>();
+  for (const [pid, comm] of names) {
+    if (comm !== name || !isDescendant(pid)) continue;
+    try {
+      const status = await readFile(`/proc/${pid}/status`, "utf8");
+      const kb = Number(/VmRSS:\s+(\d+)/.exec(status)?.[1] ?? 0);
+      rss.set(pid, kb * 1024);
+    } catch {
+      // gone
+    }
+  }
+  return rss;
+}
+
+/** Samples `descendantRss` until stopped; keeps the first and the peak reading per pid. */
+export function sampleMemory(name: string, everyMs = 200) {
+  const baseline = new Map<number, number>();
+  const peak = new Map<number, number>();
+  let stopped = false;
+  const loop = (async () => {
+    while (!stopped) {
+      for (const [pid, bytes] of await descendantRss(name)) {
+        if (!baseline.has(pid)) baseline.set(pid, bytes);
+        peak.set(pid, Math.max(peak.get(pid) ?? 0, bytes));
+      }
+      await new Promise((r) => setTimeout(r, everyMs));
+    }
+  })();
+  return {
+    async stop() {
+      stopped = true;
+      await loop;
+      const mb = (b: number) => Math.round((b / 1024 / 1024) * 10) / 10;
+      return [...peak].map(([pid, bytes]) => ({
+        pid,
+        baseline_mb: mb(baseline.get(pid) ?? 0),
+        peak_mb: mb(bytes),
+        growth_mb: mb(bytes - (baseline.get(pid) ?? 0)),
+      }));
+    },
+  };
+}
