@@ -1,1 +1,88 @@
-export {};
+import { benches } from "./benches/index.ts";
+import { parseScale } from "./harness/bench.ts";
+import { createHttpClient, HttpError } from "./harness/http.ts";
+import { createReporter } from "./harness/report.ts";
+import { openTarget, type Target, TargetConfigError } from "./harness/target.ts";
+
+/**
+ * `pnpm bench <name>` (DESIGN §8): runs one benchmark against its own local stack (or the one
+ * `BASE` names), progress on stderr, one JSON object on the last line of stdout.
+ * Exit codes: 0 done, 1 the benchmark failed, 2 usage, 130 interrupted.
+ */
+function usage(problem?: string): never {
+  const names = Object.values(benches).map((b) => `  ${b.name.padEnd(10)} ${b.summary}`);
+  if (problem) process.stderr.write(`${problem}\n\n`);
+  process.stderr.write(
+    [
+      "usage: pnpm bench <name>",
+      "",
+      "benchmarks:",
+      ...names,
+      "",
+      "environment:",
+      "  BENCH_SCALE   size factor, e.g. 0.1 for a quick run (default 1: the issue's size)",
+      "  BASE          run against this running stack instead of starting one",
+      "  ADMIN_TOKEN   its admin token (required with BASE)",
+      "  DATABASE_URL  its Postgres, for raw-SQL baselines and query plans (optional with BASE)",
+      "",
+    ].join("\n"),
+  );
+  process.exit(2);
+}
+
+const name = process.argv[2];
+if (!name || name === "--help" || name === "-h") usage();
+const bench = Object.hasOwn(benches, name) ? benches[name] : undefined;
+if (!bench) usage(`unknown benchmark '${name}'`);
+const scale = parseScale(process.env.BENCH_SCALE);
+if (scale === undefined)
+  usage(`BENCH_SCALE must be a number in (0, 10], got '${process.env.BENCH_SCALE}'`);
+
+const reporter = createReporter(bench.name, scale);
+const { progress } = reporter;
+let target: Target | undefined;
+
+// On SIGINT/SIGTERM: stop the stack (wrangler runs detached, so nobody else would) and exit.
+// A stack still starting is stopped as soon as it is up; a second signal exits at once.
+let interrupted = false;
+const stopAndExit = () =>
+  void (target?.close() ?? Promise.resolve()).finally(() => process.exit(130));
+for (const signal of ["SIGINT", "SIGTERM"] as const) {
+  process.on(signal, () => {
+    if (interrupted) process.exit(130);
+    interrupted = true;
+    progress(`${signal}: stopping`);
+    if (target) stopAndExit();
+  });
+}
+
+let exitCode = 0;
+try {
+  target = await openTarget(process.env, progress);
+  if (interrupted) stopAndExit();
+  else {
+    const http = createHttpClient(target.baseUrl);
+    try {
+      const result = await bench.run({ target, http, scale, progress });
+      if (!interrupted) reporter.emit(result);
+    } finally {
+      http.close();
+    }
+  }
+} catch (error) {
+  if (error instanceof TargetConfigError) usage(error.message);
+  exitCode = 1;
+  if (interrupted) {
+    // the stack is being stopped under the benchmark: its errors say nothing
+  } else if (error instanceof HttpError) {
+    progress(`failed: ${error.method} ${error.path} answered ${error.status}`);
+    progress(`error body: ${error.responseText.slice(0, 4000)}`);
+  } else {
+    progress(`failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`);
+  }
+}
+if (!interrupted) {
+  // A failed run keeps its DATA_DIR: the wrangler log there is the first thing to read.
+  await target?.close({ keepData: exitCode !== 0 });
+  process.exit(exitCode);
+}

@@ -1,0 +1,77 @@
+import type { HttpClient, Reply } from "./http.ts";
+
+/**
+ * The Quarry API as a benchmark calls it, with one project key. Shapes are DESIGN §4–§5 and
+ * `workers/api/src/http/schemas/*.ts`; only the fields benchmarks read are typed.
+ */
+export interface Dataset {
+  id: string;
+  name: string;
+  kind: "standard" | "hybrid";
+  embedding_model: string;
+  dimensions: number;
+}
+
+export interface RowInput {
+  data: Record<string, string>;
+  metadata?: Record<string, string | number | boolean | string[]>;
+}
+
+export interface Row {
+  id: number;
+  dataset_id: string;
+  document_id: string;
+  data: Record<string, string>;
+  metadata: Record<string, unknown>;
+  embedding_vector_ids: Record<string, string>;
+}
+
+export interface RowsWritten {
+  document_id: string;
+  rows: Row[];
+}
+
+export interface ListParams {
+  offset: number;
+  page_size: number;
+  filter?: Record<string, unknown>;
+}
+
+export interface QuarryApi {
+  createDataset(body: {
+    name: string;
+    kind?: "standard" | "hybrid";
+    embedding_model?: string;
+  }): Promise<Dataset>;
+  getDataset(id: string): Promise<Reply<Dataset>>;
+  /** E11 */
+  upsertRows(
+    datasetId: string,
+    body: { document_id?: string; rows: RowInput[] },
+  ): Promise<Reply<RowsWritten>>;
+  /** E6, with its parameters in the query string (`"query"`) or as a JSON body on GET (`"body"`) */
+  listRows(datasetId: string, params: ListParams, form?: "query" | "body"): Promise<Reply<Row[]>>;
+}
+
+export function createQuarryApi(http: HttpClient, apiKey: string): QuarryApi {
+  const token = apiKey;
+  const datasetPath = (id: string) => `/api/datasets/${encodeURIComponent(id)}`;
+  return {
+    async createDataset(body) {
+      return (await http.post<Dataset>("/api/datasets", body, { token })).body;
+    },
+    getDataset: (id) => http.get<Dataset>(datasetPath(id), { token }),
+    upsertRows: (datasetId, body) =>
+      http.post<RowsWritten>(`${datasetPath(datasetId)}/rows/upsert`, body, { token }),
+    listRows(datasetId, params, form = "query") {
+      const path = `${datasetPath(datasetId)}/rows`;
+      if (form === "body") return http.request<Row[]>("GET", path, { token, body: params });
+      const query: Record<string, string | number> = {
+        offset: params.offset,
+        page_size: params.page_size,
+      };
+      if (params.filter) query.filter = JSON.stringify(params.filter);
+      return http.get<Row[]>(path, { token, query });
+    },
+  };
+}

@@ -1,0 +1,104 @@
+import http from "node:http";
+import https from "node:https";
+
+/**
+ * A keep-alive JSON client on node:http. Benchmarks time requests on reused connections, as a
+ * real client would; `fetch` (undici) hides its pooling and refuses a body on GET, which E6
+ * accepts. Any non-2xx reply throws an `HttpError` carrying the error envelope, which aborts
+ * the benchmark: a figure measured over error replies would be meaningless.
+ */
+export interface RequestOptions {
+  /** bearer token for the `authorization` header */
+  token?: string;
+  /** sent as JSON, on any method (GET included) */
+  body?: unknown;
+  query?: Record<string, string | number>;
+}
+
+export interface Reply<T> {
+  status: number;
+  body: T;
+  /** from the request's start until the last byte of the reply, in milliseconds */
+  ms: number;
+  bytes: number;
+}
+
+export class HttpError extends Error {
+  constructor(
+    readonly method: string,
+    readonly path: string,
+    readonly status: number,
+    readonly responseText: string,
+  ) {
+    super(`${method} ${path} → ${status}: ${responseText.slice(0, 2000)}`);
+    this.name = "HttpError";
+  }
+}
+
+export interface HttpClient {
+  readonly baseUrl: string;
+  request<T>(method: string, path: string, options?: RequestOptions): Promise<Reply<T>>;
+  get<T>(path: string, options?: RequestOptions): Promise<Reply<T>>;
+  post<T>(path: string, body: unknown, options?: RequestOptions): Promise<Reply<T>>;
+  /** closes the pooled connections */
+  close(): void;
+}
+
+export function createHttpClient(
+  baseUrl: string,
+  options: { maxSockets?: number } = {},
+): HttpClient {
+  const base = new URL(baseUrl);
+  const transport = base.protocol === "https:" ? https : http;
+  const agent = new transport.Agent({ keepAlive: true, maxSockets: options.maxSockets ?? 64 });
+
+  function request<T>(method: string, path: string, opts: RequestOptions = {}): Promise<Reply<T>> {
+    const url = new URL(path, base);
+    for (const [key, value] of Object.entries(opts.query ?? {})) {
+      url.searchParams.set(key, String(value));
+    }
+    const payload = opts.body === undefined ? undefined : Buffer.from(JSON.stringify(opts.body));
+    const headers: Record<string, string | number> = { accept: "application/json" };
+    if (opts.token) headers.authorization = `Bearer ${opts.token}`;
+    if (payload) {
+      headers["content-type"] = "application/json";
+      headers["content-length"] = payload.length;
+    }
+    const label = `${url.pathname}${url.search}`;
+
+    return new Promise((resolve, reject) => {
+      const start = process.hrtime.bigint();
+      const req = transport.request(url, { method, headers, agent }, (res) => {
+        const chunks: Buffer[] = [];
+        res.on("data", (chunk: Buffer) => chunks.push(chunk));
+        res.on("error", reject);
+        res.on("end", () => {
+          const ms = Number(process.hrtime.bigint() - start) / 1e6;
+          const raw = Buffer.concat(chunks);
+          const text = raw.toString("utf8");
+          const status = res.statusCode ?? 0;
+          if (status < 200 || status > 299) {
+            reject(new HttpError(method, label, status, text));
+            return;
+          }
+          try {
+            const body = (text.length > 0 ? JSON.parse(text) : undefined) as T;
+            resolve({ status, body, ms, bytes: raw.length });
+          } catch {
+            reject(new HttpError(method, label, status, `not JSON: ${text.slice(0, 200)}`));
+          }
+        });
+      });
+      req.on("error", reject);
+      req.end(payload);
+    });
+  }
+
+  return {
+    baseUrl: base.origin,
+    request,
+    get: (path, opts) => request("GET", path, opts),
+    post: (path, body, opts) => request("POST", path, { ...opts, body }),
+    close: () => agent.destroy(),
+  };
+}

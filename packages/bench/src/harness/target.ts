@@ -1,0 +1,92 @@
+import { mkdtemp, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { freePort, startStack } from "@quarry/local-stack";
+import type { HttpClient } from "./http.ts";
+
+/**
+ * The stack a benchmark runs against (DESIGN §8): its own local stack on a throwaway DATA_DIR,
+ * or, when `BASE` is set, a running one (`ADMIN_TOKEN` required; `DATABASE_URL` optional, for
+ * raw-SQL comparisons and query plans).
+ */
+export interface Target {
+  baseUrl: string;
+  adminToken: string;
+  /** the stack's Postgres; undefined when attached to a stack without DATABASE_URL */
+  databaseUrl: string | undefined;
+  mode: "started" | "attached";
+  /** stops a started stack and removes its DATA_DIR (kept when `keepData`); idempotent */
+  close(options?: { keepData?: boolean }): Promise<void>;
+}
+
+export class TargetConfigError extends Error {}
+
+export async function openTarget(
+  env: NodeJS.ProcessEnv,
+  progress: (line: string) => void,
+): Promise<Target> {
+  if (env.BASE) {
+    if (!env.ADMIN_TOKEN) throw new TargetConfigError("BASE is set: set ADMIN_TOKEN too");
+    progress(`attached to ${env.BASE}${env.DATABASE_URL ? " (with DATABASE_URL)" : ""}`);
+    return {
+      baseUrl: env.BASE.replace(/\/+$/, ""),
+      adminToken: env.ADMIN_TOKEN,
+      databaseUrl: env.DATABASE_URL || undefined,
+      mode: "attached",
+      close: async () => {},
+    };
+  }
+
+  const dataDir = await mkdtemp(join(tmpdir(), "quarry-bench-"));
+  const port = await freePort();
+  const logFile = join(dataDir, "wrangler.log");
+  progress(`starting a local stack on port ${port}, DATA_DIR ${dataDir}`);
+  const stack = await startStack({
+    port,
+    dataDir,
+    wranglerOutput: { file: logFile },
+    log: (line) => progress(`stack: ${line}`),
+  }).catch(async (error: unknown) => {
+    progress(`the stack did not start; wrangler's output is in ${logFile}`);
+    throw error;
+  });
+
+  let closing: Promise<void> | undefined;
+  return {
+    baseUrl: stack.baseUrl,
+    adminToken: stack.adminToken,
+    databaseUrl: stack.databaseUrl,
+    mode: "started",
+    close({ keepData = false } = {}) {
+      closing ??= (async () => {
+        progress("stopping the stack");
+        await stack.stop();
+        if (keepData) progress(`kept DATA_DIR ${dataDir} (wrangler output: ${logFile})`);
+        else await rm(dataDir, { recursive: true, force: true });
+      })();
+      return closing;
+    },
+  };
+}
+
+export interface Tenant {
+  projectId: string;
+  /** the project API key, for `authorization: Bearer` */
+  apiKey: string;
+}
+
+/** A fresh project and API key through the admin API (DESIGN §4). */
+export async function createTenant(
+  http: HttpClient,
+  target: Target,
+  name: string,
+): Promise<Tenant> {
+  const token = target.adminToken;
+  const project = await http.post<{ id: string }>("/admin/projects", { name }, { token });
+  const key = await http.post<{ key: string }>(
+    `/admin/projects/${encodeURIComponent(project.body.id)}/keys`,
+    { name: `${name} key` },
+    { token },
+  );
+  return { projectId: project.body.id, apiKey: key.body.key };
+}
