@@ -91,6 +91,8 @@ export async function runIngestSlice(
       .update(documents)
       .set({
         status: slice.next ? "processing" : "ready",
+        // a slice that commits clears the note a failed attempt left
+        error: null,
         progress: {
           unit: slice.unit,
           done: slice.done,
