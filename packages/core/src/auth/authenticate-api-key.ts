@@ -1,5 +1,6 @@
-import { apiKeys, type Database } from "@quarry/db";
-import { and, eq, isNull } from "drizzle-orm";
+import { apiKeys, type Database, datasets } from "@quarry/db";
+import { and, eq, isNull, sql } from "drizzle-orm";
+import type { DatasetRecord } from "../datasets/dataset-view.ts";
 import { constantTimeEqual, sha256Hex } from "../shared/crypto.ts";
 import { UnauthorizedError } from "../shared/errors.ts";
 
@@ -17,18 +18,41 @@ const KEY_SHAPE = /^qry_[A-Za-z0-9_-]{43}$/;
  * secret ever reaches a query plan or a log), then the stored hash is compared in constant time.
  */
 export async function authenticateApiKey(db: Database, key: string | undefined): Promise<Caller> {
+  return (await authenticateWithDataset(db, key, undefined)).caller;
+}
+
+/**
+ * Authentication and the dataset a request names, in one round trip: every dataset route
+ * needs both, and each query is a round trip to the database. The dataset comes back
+ * unchecked (null when it does not exist); `requireDataset` applies the ownership rule.
+ */
+export async function authenticateWithDataset(
+  db: Database,
+  key: string | undefined,
+  datasetId: string | undefined,
+): Promise<{ caller: Caller; dataset: DatasetRecord | null }> {
   if (!key || !KEY_SHAPE.test(key)) {
     throw new UnauthorizedError("Missing or malformed API key");
   }
   const hash = await sha256Hex(key);
   const [row] = await db
-    .select()
+    .select({ key: apiKeys, dataset: datasets })
     .from(apiKeys)
+    .leftJoin(datasets, datasetId === undefined ? sql`false` : eq(datasets.id, datasetId))
     .where(and(eq(apiKeys.keyHash, hash), isNull(apiKeys.revokedAt)));
-  if (!row || !constantTimeEqual(row.keyHash, hash)) {
+  if (!row || !constantTimeEqual(row.key.keyHash, hash)) {
     throw new UnauthorizedError("Invalid or revoked API key");
   }
-  return { projectId: row.projectId, keyId: row.id, keyName: row.name, keyEmail: row.email };
+  const { key: found } = row;
+  return {
+    caller: {
+      projectId: found.projectId,
+      keyId: found.id,
+      keyName: found.name,
+      keyEmail: found.email,
+    },
+    dataset: row.dataset,
+  };
 }
 
 /** The admin token is configuration, not data: compare hashes so length leaks nothing either. */

@@ -13,8 +13,9 @@ export async function requireDataset(
   datasetId: string,
 ): Promise<DatasetRecord> {
   const cached = ctx.loaded?.get(`dataset:${datasetId}`) as DatasetRecord | undefined;
-  if (cached) return cached;
-  const [dataset] = await ctx.db.select().from(datasets).where(eq(datasets.id, datasetId));
+  const [dataset] = cached
+    ? [cached]
+    : await ctx.db.select().from(datasets).where(eq(datasets.id, datasetId));
   if (!dataset) throw new NotFoundError("Dataset", datasetId);
   if (dataset.projectId !== ctx.projectId) {
     throw new UnauthorizedError("API key is not valid for this dataset's project");

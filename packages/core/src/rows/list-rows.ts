@@ -1,12 +1,12 @@
 import { rows } from "@quarry/db";
-import { and, asc, eq, inArray, type SQL, sql } from "drizzle-orm";
+import { and, asc, eq, type SQL, sql } from "drizzle-orm";
 import type { DatasetRecord } from "../datasets/dataset-view.ts";
 import { requireDataset } from "../datasets/require-dataset.ts";
 import { compileFilter } from "../filter/compile-filter.ts";
 import type { Page, ProjectContext } from "../shared/context.ts";
 import { embeddedColumn } from "./row-input.ts";
 import { rowViewColumns } from "./row-queries.ts";
-import { type RowView, toRowView } from "./row-view.ts";
+import { type RowView, type RowViewSource, toRowView } from "./row-view.ts";
 
 /** Up to this many matches, a filtered page is cut from the full, index-found match set. */
 const MATCH_SET_LIMIT = 10_000;
@@ -29,21 +29,43 @@ export async function listRows(
   const inDataset = eq(rows.datasetId, dataset.id);
   if (filter === undefined || filter === null) return orderedPage(ctx, dataset, inDataset, page);
   const condition = and(inDataset, compileFilter(filter, sql`${rows.metadata}`)) as SQL;
-  const matches = await ctx.db
-    .select({ id: rows.id })
+  // One statement: the unordered match set (capped), and the page cut from it when the cap
+  // was not reached. An empty answer with an overflowing set falls back to the id walk.
+  const found = await ctx.db
+    .with(
+      ctx.db.$with("matches").as(
+        ctx.db
+          .select({ id: sql<number>`${rows.id}`.as("match_id") })
+          .from(rows)
+          .where(condition)
+          .limit(MATCH_SET_LIMIT + 1),
+      ),
+    )
+    .select(rowViewColumns)
     .from(rows)
-    .where(condition)
-    .limit(MATCH_SET_LIMIT + 1);
-  if (matches.length > MATCH_SET_LIMIT) return orderedPage(ctx, dataset, condition, page);
-  const ids = matches
-    .map((m) => m.id)
-    .sort((a, b) => a - b)
-    .slice(page.offset, page.offset + page.pageSize);
-  if (ids.length === 0) return [];
-  return orderedPage(ctx, dataset, and(inDataset, inArray(rows.id, ids)) as SQL, {
-    offset: 0,
-    pageSize: ids.length,
-  });
+    .where(
+      and(
+        inDataset,
+        sql`${rows.id} in (select match_id from matches order by match_id offset ${page.offset} limit ${page.pageSize})`,
+        sql`(select count(*) from matches) <= ${MATCH_SET_LIMIT}`,
+      ),
+    )
+    .orderBy(asc(rows.id));
+  if (found.length > 0 || !(await overflows(ctx, condition))) return toViews(dataset, found);
+  return orderedPage(ctx, dataset, condition, page);
+}
+
+/** Whether a filter matches more rows than a page is cut from in memory. */
+async function overflows(ctx: ProjectContext, condition: SQL): Promise<boolean> {
+  const [row] = await ctx.db.select({ n: sql<number>`count(*)::int` }).from(
+    ctx.db
+      .select({ id: rows.id })
+      .from(rows)
+      .where(condition)
+      .limit(MATCH_SET_LIMIT + 1)
+      .as("m"),
+  );
+  return (row?.n ?? 0) > MATCH_SET_LIMIT;
 }
 
 async function orderedPage(
@@ -59,6 +81,13 @@ async function orderedPage(
     .orderBy(asc(rows.id))
     .offset(page.offset)
     .limit(page.pageSize);
+  return toViews(dataset, found);
+}
+
+function toViews(
+  dataset: DatasetRecord,
+  found: (Omit<RowViewSource, "embeddedColumn"> & { embedded: boolean })[],
+): RowView[] {
   const column = embeddedColumn(dataset);
   return found.map((row) => toRowView({ ...row, embeddedColumn: row.embedded ? column : null }));
 }

@@ -1,5 +1,5 @@
 import {
-  authenticateApiKey,
+  authenticateWithDataset,
   isAdminToken,
   requireDataset,
   requireEndpoint,
@@ -16,11 +16,21 @@ function bearer(header: string | undefined): string | undefined {
 /** Project routes: a valid, unrevoked project API key. Runs before any body validation. */
 export const requireApiKey = createMiddleware<HonoEnv>(async (c, next) => {
   const services = c.get("services");
-  const caller = await authenticateApiKey(services.db(), bearer(c.req.header("authorization")));
+  const datasetId = DATASET_PATH.exec(c.req.path)?.[1];
+  const { caller, dataset } = await authenticateWithDataset(
+    services.db(),
+    bearer(c.req.header("authorization")),
+    datasetId === undefined ? undefined : decodeURIComponent(datasetId),
+  );
   c.set("caller", caller);
-  c.set("project", services.project(caller.projectId));
+  const project = services.project(caller.projectId);
+  // Prefetched with the key; `requireDataset` still applies the ownership rule to it.
+  if (dataset) project.loaded?.set(`dataset:${dataset.id}`, dataset);
+  c.set("project", project);
   await next();
 });
+
+const DATASET_PATH = /^\/api\/datasets\/([^/]+)/;
 
 /**
  * Ownership of the dataset or endpoint named in the path is settled before the body is
