@@ -4,6 +4,7 @@ import type { DatasetRecord } from "../datasets/dataset-view.ts";
 import { ConflictError, NotFoundError } from "../shared/errors.ts";
 import { insertRows } from "./insert-rows.ts";
 import type { PreparedRow } from "./prepare-rows.ts";
+import type { UserMetadata } from "./row-metadata.ts";
 import type { RowView } from "./row-view.ts";
 
 export type RowWriteMode = "replace" | "append";
@@ -43,7 +44,11 @@ export async function writeDocumentRows(
             set: claim,
             setWhere: sql`not ${INGESTING}`,
           })
-          .returning({ url: documents.url, created: sql<boolean>`(xmax = 0)` })
+          .returning({
+            url: documents.url,
+            metadata: documents.metadata,
+            created: sql<boolean>`(xmax = 0)`,
+          })
       : await tx
           .update(documents)
           .set(claim)
@@ -54,7 +59,11 @@ export async function writeDocumentRows(
               sql`not ${INGESTING}`,
             ),
           )
-          .returning({ url: documents.url, created: sql<boolean>`false` });
+          .returning({
+            url: documents.url,
+            metadata: documents.metadata,
+            created: sql<boolean>`false`,
+          });
     const document = claimed[0];
     if (!document) throw await whyUnclaimed(tx, dataset.id, documentId);
     if (mode === "replace" && !document.created) {
@@ -62,7 +71,18 @@ export async function writeDocumentRows(
         .delete(rows)
         .where(and(eq(rows.datasetId, dataset.id), eq(rows.documentId, documentId)));
     }
-    return insertRows(tx, projectId, dataset, { id: documentId, url: document.url }, prepared);
+    // The document's metadata goes onto every row; a row's own keys win.
+    const withDocumentMetadata = prepared.map((row) => ({
+      ...row,
+      metadata: { ...(document.metadata as UserMetadata), ...row.metadata },
+    }));
+    return insertRows(
+      tx,
+      projectId,
+      dataset,
+      { id: documentId, url: document.url },
+      withDocumentMetadata,
+    );
   });
 }
 

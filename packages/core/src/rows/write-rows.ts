@@ -1,13 +1,10 @@
 import { requireDataset } from "../datasets/require-dataset.ts";
 import { validateDocumentId } from "../documents/document-id.ts";
 import type { ProjectContext } from "../shared/context.ts";
-import { NotFoundError } from "../shared/errors.ts";
 import { newUuid } from "../shared/ids.ts";
 import { writeDocumentRows } from "./document-writes.ts";
-import { findDocument } from "./find-document.ts";
 import { prepareRows } from "./prepare-rows.ts";
 import { validateRowInputs } from "./row-input.ts";
-import type { UserMetadata } from "./row-metadata.ts";
 import type { RowView } from "./row-view.ts";
 
 /** E11, E12 and E13 reply with the document and the stored rows, in order (DESIGN §5). */
@@ -29,10 +26,7 @@ export async function upsertRows(
   const documentId =
     body.document_id === undefined ? newUuid() : validateDocumentId(body.document_id);
   const inputs = validateRowInputs(dataset, body.rows);
-  // A generated id cannot name an existing document: no need to look for its metadata.
-  const existing =
-    body.document_id === undefined ? null : await findDocument(ctx, dataset.id, documentId);
-  const prepared = await prepareRows(ctx, dataset, inputs, documentMetadata(existing));
+  const prepared = await prepareRows(ctx, dataset, inputs);
   const rows = await writeDocumentRows(
     ctx.db,
     ctx.projectId,
@@ -55,13 +49,7 @@ export async function writeRowsOfDocument(
 ): Promise<RowsWritten> {
   const dataset = await requireDataset(ctx, datasetId);
   const inputs = validateRowInputs(dataset, body.rows);
-  const existing = await findDocument(ctx, dataset.id, documentId);
-  if (!existing) throw new NotFoundError("Document", documentId);
-  const prepared = await prepareRows(ctx, dataset, inputs, documentMetadata(existing));
+  const prepared = await prepareRows(ctx, dataset, inputs);
   const rows = await writeDocumentRows(ctx.db, ctx.projectId, dataset, documentId, prepared, mode);
   return { document_id: documentId, rows };
-}
-
-function documentMetadata(document: { metadata: Record<string, unknown> } | null): UserMetadata {
-  return (document?.metadata ?? {}) as UserMetadata;
 }
