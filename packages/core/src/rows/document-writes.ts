@@ -2,8 +2,9 @@ import { type Database, documents, rows } from "@quarry/db";
 import { and, eq, sql } from "drizzle-orm";
 import type { DatasetRecord } from "../datasets/dataset-view.ts";
 import { ConflictError, NotFoundError } from "../shared/errors.ts";
-import { insertRows } from "./insert-rows.ts";
+import { insertRows, rowsInsertStatement, rowViews } from "./insert-rows.ts";
 import type { PreparedRow } from "./prepare-rows.ts";
+import { MAX_ROWS_PER_REQUEST } from "./row-input.ts";
 import type { UserMetadata } from "./row-metadata.ts";
 import type { RowView } from "./row-view.ts";
 
@@ -26,6 +27,10 @@ export async function writeDocumentRows(
   mode: RowWriteMode,
   create?: { filename?: string | null },
 ): Promise<RowView[]> {
+  if (create) {
+    const created = await createWithRows(db, projectId, dataset, documentId, prepared, create);
+    if (created) return created;
+  }
   return db.transaction(async (tx) => {
     const claim = { status: "ready" as const, error: null, updatedAt: sql`now()` };
     const claimed = create
@@ -96,4 +101,38 @@ async function whyUnclaimed(db: Database, datasetId: string, documentId: string)
   return new ConflictError(
     `document '${documentId}' is being ingested; write its rows when it is ready or failed`,
   );
+}
+
+/**
+ * The common E11 case, a new document, in one statement (one round trip): the document and
+ * its rows are inserted together, the rows only if the document was new. Returns null when
+ * the id already exists, and the caller takes the locking path.
+ */
+async function createWithRows(
+  db: Database,
+  projectId: string,
+  dataset: DatasetRecord,
+  documentId: string,
+  prepared: PreparedRow[],
+  create: { filename?: string | null },
+): Promise<RowView[] | null> {
+  if (prepared.length > MAX_ROWS_PER_REQUEST) return null;
+  const document = { id: documentId, url: null };
+  const result = (await db.execute(sql`
+    with doc as (
+      insert into documents (project_id, dataset_id, id, filename, status, metadata)
+      values (${projectId}, ${dataset.id}, ${documentId}, ${create.filename ?? null}, 'ready', '{}'::jsonb)
+      on conflict do nothing
+      returning id
+    ),
+    written as (
+      ${rowsInsertStatement(projectId, dataset.id, document, prepared, sql`exists (select 1 from doc)`)}
+    )
+    select (select count(*) from doc)::int as created,
+           (select coalesce(array_agg(id), '{}') from written) as ids`)) as unknown as {
+    rows: { created: number; ids: (string | number)[] }[];
+  };
+  const [row] = result.rows;
+  if (!row || Number(row.created) === 0) return null;
+  return rowViews(dataset, document, prepared, row.ids.map(Number));
 }

@@ -1,5 +1,5 @@
 import type { Database } from "@quarry/db";
-import { sql } from "drizzle-orm";
+import { type SQL, sql } from "drizzle-orm";
 import type { DatasetRecord } from "../datasets/dataset-view.ts";
 import { KEYWORD_CONFIG } from "./keyword-config.ts";
 import type { PreparedRow } from "./prepare-rows.ts";
@@ -23,56 +23,89 @@ export async function insertRows(
   document: { id: string; url: string | null },
   prepared: PreparedRow[],
 ): Promise<RowView[]> {
-  const column = embeddedColumn(dataset);
   const views: RowView[] = [];
   for (let start = 0; start < prepared.length; start += INSERT_BATCH) {
     const batch = prepared.slice(start, start + INSERT_BATCH);
-    const payload = batch.map((row, ord) => ({
-      ord,
+    const result = (await db.execute(
+      rowsInsertStatement(projectId, dataset.id, document, batch),
+    )) as unknown as { rows: { id: string | number }[] };
+    views.push(
+      ...rowViews(
+        dataset,
+        document,
+        batch,
+        result.rows.map((r) => Number(r.id)),
+      ),
+    );
+  }
+  return views;
+}
+
+/**
+ * `insert into rows … returning id` for one batch: the rows travel as one JSON parameter,
+ * ids come from the rows sequence in input order, and each row's metadata gets its `rowId`.
+ * Usable on its own or inside a larger statement.
+ */
+export function rowsInsertStatement(
+  projectId: string,
+  datasetId: string,
+  document: { id: string; url: string | null },
+  batch: PreparedRow[],
+  onlyIf: SQL = sql`true`,
+): SQL {
+  const payload = batch.map((row, ord) => ({
+    ord,
+    data: row.data,
+    // rowId is added by the statement; the rest of the system keys are known here.
+    metadata: rowMetadata(row.metadata, {
+      rowId: 0,
+      documentId: document.id,
+      ...(document.url ? { url: document.url } : {}),
+    }),
+    embedding: row.embedding ? `[${row.embedding.join(",")}]` : null,
+    text: row.keywordText,
+  }));
+  return sql`
+    insert into rows (id, project_id, dataset_id, document_id, data, metadata, embedding, fts)
+    select s.id, ${projectId}, ${datasetId}, ${document.id}, s.data,
+           s.metadata || jsonb_build_object('rowId', s.id),
+           s.embedding::vector,
+           to_tsvector(${KEYWORD_CONFIG}::regconfig, s.text)
+    from (
+      select nextval(pg_get_serial_sequence('rows', 'id')) as id, v.*
+      from (
+        select * from jsonb_to_recordset(${JSON.stringify(payload)}::jsonb)
+          as r(ord int, data jsonb, metadata jsonb, embedding text, text text)
+        order by ord
+      ) v
+    ) s
+    where ${onlyIf}
+    returning id`;
+}
+
+/** The views of rows just written, from their ids (ascending = input order). */
+export function rowViews(
+  dataset: DatasetRecord,
+  document: { id: string; url: string | null },
+  batch: PreparedRow[],
+  writtenIds: number[],
+): RowView[] {
+  const column = embeddedColumn(dataset);
+  const ids = [...writtenIds].sort((a, b) => a - b);
+  return batch.map((row, i) => {
+    const id = ids[i] as number;
+    return toRowView({
+      id,
+      datasetId: dataset.id,
+      documentId: document.id,
       data: row.data,
-      // rowId is added by the statement; the rest of the system keys are known here.
       metadata: rowMetadata(row.metadata, {
-        rowId: 0,
+        rowId: id,
         documentId: document.id,
         ...(document.url ? { url: document.url } : {}),
       }),
-      embedding: row.embedding ? `[${row.embedding.join(",")}]` : null,
-      text: row.keywordText,
-    }));
-    const result = (await db.execute(sql`
-      insert into rows (id, project_id, dataset_id, document_id, data, metadata, embedding, fts)
-      select s.id, ${projectId}, ${dataset.id}, ${document.id}, s.data,
-             s.metadata || jsonb_build_object('rowId', s.id),
-             s.embedding::vector,
-             to_tsvector(${KEYWORD_CONFIG}::regconfig, s.text)
-      from (
-        select nextval(pg_get_serial_sequence('rows', 'id')) as id, v.*
-        from (
-          select * from jsonb_to_recordset(${JSON.stringify(payload)}::jsonb)
-            as r(ord int, data jsonb, metadata jsonb, embedding text, text text)
-          order by ord
-        ) v
-      ) s
-      returning id`)) as unknown as { rows: { id: string | number }[] };
-    const ids = result.rows.map((r) => Number(r.id)).sort((a, b) => a - b);
-    batch.forEach((row, i) => {
-      const id = ids[i] as number;
-      views.push(
-        toRowView({
-          id,
-          datasetId: dataset.id,
-          documentId: document.id,
-          data: row.data,
-          metadata: rowMetadata(row.metadata, {
-            rowId: id,
-            documentId: document.id,
-            ...(document.url ? { url: document.url } : {}),
-          }),
-          imagePaths: null,
-          embeddedColumn: row.embedding ? column : null,
-        }),
-      );
+      imagePaths: null,
+      embeddedColumn: row.embedding ? column : null,
     });
-  }
-  return views;
+  });
 }
