@@ -62,7 +62,7 @@ export function rowsInsertStatement(
       documentId: document.id,
       ...(document.url ? { url: document.url } : {}),
     }),
-    embedding: row.embedding ? `[${row.embedding.join(",")}]` : null,
+    embedding: row.embedding ? vectorLiteral(row.embedding) : null,
     text: row.keywordText,
   }));
   return sql`
@@ -108,4 +108,17 @@ export function rowViews(
       embeddedColumn: row.embedding ? column : null,
     });
   });
+}
+
+/**
+ * pgvector stores float4: 9 significant digits round-trip every float4 exactly, and the
+ * literal is about half as long as JavaScript's shortest float8 form, to send and to parse.
+ */
+export function vectorLiteral(vector: number[]): string {
+  let out = "[";
+  for (let i = 0; i < vector.length; i++) {
+    if (i > 0) out += ",";
+    out += Number((vector[i] as number).toPrecision(9));
+  }
+  return `${out}]`;
 }
