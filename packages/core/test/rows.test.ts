@@ -359,7 +359,7 @@ describe("E6 list", () => {
       where dataset_id = ${datasetId} and metadata @> '{"bucket":7}'::jsonb
       limit 10001`);
     const text = JSON.stringify((plan as unknown as { rows: unknown[] }).rows);
-    expect(text).toContain("rows_metadata_gin_idx");
+    expect(text).toContain("rows_dataset_metadata_gin_idx");
     expect(text).not.toContain("Seq Scan");
   });
 });

@@ -1,8 +1,7 @@
 import { PGlite } from "@electric-sql/pglite";
-import { vector } from "@electric-sql/pglite-pgvector";
 import type { Database } from "@quarry/db";
 import { schema } from "@quarry/db";
-import { openEmbeddedDatabase } from "@quarry/local-stack";
+import { EMBEDDED_EXTENSIONS, openEmbeddedDatabase } from "@quarry/local-stack";
 import { drizzle } from "drizzle-orm/pglite";
 
 let template: Promise<Blob> | undefined;
@@ -17,6 +16,9 @@ export async function freshDatabase(): Promise<{ db: Database; pglite: PGlite }>
     await seed.close();
     return dump;
   });
-  const pglite = await PGlite.create({ loadDataDir: await template, extensions: { vector } });
+  const pglite = await PGlite.create({
+    loadDataDir: await template,
+    extensions: EMBEDDED_EXTENSIONS,
+  });
   return { db: drizzle({ client: pglite, schema }) as unknown as Database, pglite };
 }
