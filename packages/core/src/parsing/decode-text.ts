@@ -34,13 +34,16 @@ export function decodeText(bytes: Uint8Array, options: DecodeTextOptions = {}): 
   let text: string;
   if (encoding) {
     if (!encoding.startsWith("utf-16")) rejectBinary(bytes);
-    text = new TextDecoder(encoding).decode(bytes);
+    text =
+      encoding === "windows-1252"
+        ? decodeWindows1252(bytes)
+        : new TextDecoder(encoding).decode(bytes);
   } else {
     rejectBinary(bytes);
     try {
       text = new TextDecoder("utf-8", { fatal: true, ignoreBOM: false }).decode(bytes);
     } catch {
-      text = new TextDecoder("windows-1252").decode(bytes);
+      text = decodeWindows1252(bytes);
     }
   }
   return text.includes("\u0000") ? text.replaceAll("\u0000", "") : text;
@@ -111,8 +114,10 @@ function metaEncoding(bytes: Uint8Array): string | null {
  * little-endian, the even ones for big-endian. Real single-byte text has almost no zeros.
  */
 function utf16WithoutBom(bytes: Uint8Array): string | null {
-  const end = Math.min(bytes.length, 4096) & ~1;
-  if (end < 4) return null;
+  // UTF-16 comes in whole code units: an odd length is not UTF-16, and a handful of bytes is
+  // too little evidence to outvote the single-byte reading.
+  if (bytes.length % 2 !== 0 || bytes.length < 8) return null;
+  const end = Math.min(bytes.length, 4096);
   let evenZeros = 0;
   let oddZeros = 0;
   for (let i = 0; i < end; i += 2) {
@@ -128,11 +133,44 @@ function utf16WithoutBom(bytes: Uint8Array): string | null {
 function rejectBinary(bytes: Uint8Array): void {
   const end = Math.min(bytes.length, 8192);
   let zeros = 0;
-  for (let i = 0; i < end; i++) if (bytes[i] === 0) zeros++;
-  if (end > 0 && zeros > end * 0.1) {
+  let controls = 0;
+  for (let i = 0; i < end; i++) {
+    const byte = bytes[i]!;
+    if (byte === 0) zeros++;
+    // C0 controls other than tab, newline, form feed, carriage return and escape: text has
+    // almost none, compressed or executable data is full of them.
+    else if (byte < 0x20 && byte !== 9 && byte !== 10 && byte !== 12 && byte !== 13 && byte !== 27)
+      controls++;
+  }
+  if (end > 0 && (zeros > end * 0.5 || (zeros + controls > end * 0.3 && end >= 64))) {
     throw new ParseError(
-      "the file is binary, not text (it is mostly NUL bytes); upload a text file, for example saved as UTF-8",
+      "the file is binary, not text (it is mostly NUL or control bytes); upload a text file, for example saved as UTF-8",
       { reason: "not_text" },
     );
   }
+}
+
+/**
+ * The 32 characters windows-1252 puts in 0x80–0x9F (0 where the code page leaves a hole,
+ * which WHATWG maps to the C1 control of the same number). Decoded by hand because Node's
+ * TextDecoder treats the label as ISO-8859-1 and would turn "€" into U+0080.
+ */
+const WINDOWS_1252_HIGH = [
+  0x20ac, 0, 0x201a, 0x0192, 0x201e, 0x2026, 0x2020, 0x2021, 0x02c6, 0x2030, 0x0160, 0x2039, 0x0152,
+  0, 0x017d, 0, 0, 0x2018, 0x2019, 0x201c, 0x201d, 0x2022, 0x2013, 0x2014, 0x02dc, 0x2122, 0x0161,
+  0x203a, 0x0153, 0, 0x017e, 0x0178,
+];
+
+function decodeWindows1252(bytes: Uint8Array): string {
+  const parts: string[] = [];
+  const chunk = 8192;
+  for (let start = 0; start < bytes.length; start += chunk) {
+    const codes = new Array<number>(Math.min(chunk, bytes.length - start));
+    for (let i = 0; i < codes.length; i++) {
+      const byte = bytes[start + i]!;
+      codes[i] = byte >= 0x80 && byte <= 0x9f ? WINDOWS_1252_HIGH[byte - 0x80] || byte : byte;
+    }
+    parts.push(String.fromCharCode(...codes));
+  }
+  return parts.join("");
 }

@@ -1,0 +1,90 @@
+import { UnsupportedMediaTypeError } from "../shared/errors.ts";
+import { parseCsv } from "./csv-records.ts";
+import { decodeText } from "./decode-text.ts";
+import { htmlToText } from "./html-to-text.ts";
+import { markdownToText } from "./markdown-to-text.ts";
+import { ParseError } from "./parse-error.ts";
+import { noTextLayerError, pdfPageTexts } from "./pdf-to-text.ts";
+import { plainTextToText } from "./plain-text.ts";
+import { detectSourceKind, type SourceKind } from "./source-kind.ts";
+
+/** What a file holds: prose to chunk and embed, or a table whose records become rows. */
+export type ParsedSource =
+  | { kind: "text"; sourceKind: Exclude<SourceKind, "csv">; title: string | null; text: string }
+  | {
+      kind: "table";
+      sourceKind: "csv";
+      columns: string[];
+      records: Record<string, string>[];
+      /** records that had cells beyond the header, which were dropped */
+      rowsWithExtraCells: number;
+    };
+
+export interface SourceDescription {
+  contentType?: string | null;
+  filename?: string | null;
+}
+
+/**
+ * A whole file to text or a table: the kind from the Content-Type, the name and the first
+ * bytes (source-kind.ts), then that kind's parser. PDF pages are joined with a blank line.
+ *
+ * Throws UnsupportedMediaTypeError (415) for a kind we do not parse, and ParseError (400)
+ * for a file of a supported kind that holds nothing we can read: empty, binary where text
+ * was promised, a PDF that is encrypted or has no text layer, a CSV with an open quote.
+ * Large PDFs and CSVs can be read in slices instead: `pdfPageTexts`, `csvRecordsFrom`.
+ */
+export async function parseSource(
+  bytes: Uint8Array,
+  { contentType = null, filename = null }: SourceDescription = {},
+): Promise<ParsedSource> {
+  if (bytes.length === 0) throw new ParseError("the file is empty", { reason: "empty" });
+  const sourceKind = detectSourceKind({ contentType, filename, head: bytes.subarray(0, 1024) });
+  switch (sourceKind) {
+    case null:
+      throw new UnsupportedMediaTypeError(
+        `${describe(contentType, filename)} is not a supported file type; ` +
+          "upload a PDF, CSV, plain text, Markdown or HTML file",
+      );
+    case "pdf": {
+      const { pages, title, missingCMaps } = await pdfPageTexts(bytes);
+      const text = pages.filter((page) => page !== "").join("\n\n");
+      if (text === "") throw noTextLayerError(missingCMaps);
+      return { kind: "text", sourceKind, title, text };
+    }
+    case "csv": {
+      const table = parseCsv(decodeText(bytes, { contentType, kind: sourceKind }));
+      if (table.columns.length === 0) {
+        throw new ParseError("the CSV file has no header row (it holds only blank lines)", {
+          reason: "empty",
+        });
+      }
+      return { kind: "table", sourceKind, ...table };
+    }
+    case "html": {
+      const { title, text } = htmlToText(decodeText(bytes, { contentType, kind: sourceKind }));
+      return { kind: "text", sourceKind, title, text: requireText(text) };
+    }
+    case "markdown": {
+      const { title, text } = markdownToText(decodeText(bytes, { contentType, kind: sourceKind }));
+      return { kind: "text", sourceKind, title, text: requireText(text) };
+    }
+    case "text": {
+      const text = plainTextToText(decodeText(bytes, { contentType, kind: sourceKind }));
+      return { kind: "text", sourceKind, title: null, text: requireText(text) };
+    }
+  }
+}
+
+function requireText(text: string): string {
+  if (text.trim() === "")
+    throw new ParseError("the file contains no readable text", { reason: "empty" });
+  return text;
+}
+
+function describe(contentType: string | null, filename: string | null): string {
+  const type = contentType ? contentType.split(";", 1)[0]!.trim() : "";
+  if (type && type !== "application/octet-stream") return `the content type "${type}"`;
+  if (filename) return `the file "${filename}"`;
+  return "this file";
+}
