@@ -29,6 +29,7 @@ export * from "./ingestion/ingest-slice.ts";
 export * from "./ingestion/source-reader.ts";
 export * from "./parsing/index.ts";
 export * from "./rows/index.ts";
+export * from "./search/index.ts";
 export * from "./shared/context.ts";
 export * from "./shared/errors.ts";
 export * from "./shared/file-store.ts";

@@ -19,6 +19,7 @@ import { registerDocuments } from "./routes/documents.ts";
 import { registerEndpoints } from "./routes/endpoints.ts";
 import { registerHealth } from "./routes/health.ts";
 import { registerRows } from "./routes/rows.ts";
+import { registerSearch } from "./routes/search.ts";
 import { registerUploads } from "./routes/upload.ts";
 
 /** The one app factory. Auth runs before routing-level validation, so 401 beats 400. */
@@ -43,6 +44,7 @@ export function createApp(config: (env: HonoEnv["Bindings"]) => Config) {
   registerDatasets(app);
   registerDocuments(app);
   registerRows(app);
+  registerSearch(app);
   registerUploads(app);
   registerEndpoints(app);
 

@@ -1,9 +1,11 @@
 import type { Bench } from "../harness/bench.ts";
 import { ingestBench } from "./ingest.ts";
 import { rowsBench } from "./rows.ts";
+import { searchBench } from "./search.ts";
 
 /** Every `pnpm bench <name>`, by name. */
 export const benches: Record<string, Bench> = {
   [rowsBench.name]: rowsBench,
+  [searchBench.name]: searchBench,
   [ingestBench.name]: ingestBench,
 };

@@ -5,6 +5,7 @@ import {
   type MetadataColumnDefinition,
 } from "@quarry/db";
 import { embeddingDimensions, isSupportedEmbeddingModel } from "@quarry/providers";
+import { createSearchIndexes } from "../search/search-indexes.ts";
 import type { ProjectContext } from "../shared/context.ts";
 import { BadRequestError } from "../shared/errors.ts";
 import { newId } from "../shared/ids.ts";
@@ -53,20 +54,24 @@ export async function createDataset(
     throw new BadRequestError(`must be an integer from 1 to ${MAX_DIMENSIONS}`, "dimensions");
   }
 
-  const [row] = await ctx.db
-    .insert(datasets)
-    .values({
-      id: newId("ds"),
-      projectId: ctx.projectId,
-      name: input.name,
-      kind: input.kind ?? "standard",
-      columns,
-      metadataColumns,
-      embeddingModel,
-      dimensions,
-    })
-    .returning();
-  if (!row) throw new Error("insert returned no dataset");
+  const row = await ctx.db.transaction(async (tx) => {
+    const [inserted] = await tx
+      .insert(datasets)
+      .values({
+        id: newId("ds"),
+        projectId: ctx.projectId,
+        name: input.name,
+        kind: input.kind ?? "standard",
+        columns,
+        metadataColumns,
+        embeddingModel,
+        dimensions,
+      })
+      .returning();
+    if (!inserted) throw new Error("insert returned no dataset");
+    await createSearchIndexes(tx, inserted);
+    return inserted;
+  });
   return toDatasetView(row);
 }
 

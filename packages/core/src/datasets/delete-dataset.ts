@@ -1,5 +1,6 @@
 import { datasets, documents, rows } from "@quarry/db";
 import { eq } from "drizzle-orm";
+import { dropKeywordStatistics, dropVectorIndex } from "../search/search-indexes.ts";
 import type { ProjectContext } from "../shared/context.ts";
 import type { FileStore } from "../shared/file-store.ts";
 import { requireDataset } from "./require-dataset.ts";
@@ -16,9 +17,11 @@ export async function deleteDataset(
 ): Promise<void> {
   const dataset = await requireDataset(ctx, datasetId);
   await ctx.db.transaction(async (tx) => {
+    await dropKeywordStatistics(tx, dataset.id);
     await tx.delete(rows).where(eq(rows.datasetId, dataset.id));
     await tx.delete(documents).where(eq(documents.datasetId, dataset.id));
     await tx.delete(datasets).where(eq(datasets.id, dataset.id));
+    await dropVectorIndex(tx, dataset.id);
   });
   await files.deletePrefix(`${dataset.id}/`);
 }

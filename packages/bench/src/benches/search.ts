@@ -1,0 +1,466 @@
+import { LocalHashEmbedder } from "@quarry/providers";
+import pg from "pg";
+import { createQuarryApi, type RowInput } from "../harness/api.ts";
+import { type Bench, scaled } from "../harness/bench.ts";
+import { runConcurrent } from "../harness/concurrency.ts";
+import { explainAnalyze, type PlanSummary } from "../harness/explain.ts";
+import type { HttpClient } from "../harness/http.ts";
+import { fmt } from "../harness/report.ts";
+import { perSecond, round, type Summary, startTimer, summarize } from "../harness/stats.ts";
+import { createTenant } from "../harness/target.ts";
+import { createTextCorpus } from "../harness/text-corpus.ts";
+
+/**
+ * `pnpm bench search` (issue 5): a hybrid dataset of 100k rows of clustered prose (the
+ * harness corpus, ~500 characters a row, `local/hash` embeddings), loaded through E11 in
+ * documents of 100 rows; then, over HTTP with 8 concurrent clients, latency and QPS of
+ * E2 semantic, E2 hybrid, E2 with a 1%-selective filter, E3 and E1; recall@10 of E2 (plain
+ * and filtered) against exact search; and the same top-10 query as raw SQL over `pg`.
+ *
+ * Queries are the corpus' short search phrases (three topic words). The 1% filter is
+ * `{"bucket": b}`: bucket takes each value 0..99 once in every 100 consecutive rows.
+ */
+const FULL_ROWS = 100_000;
+const BATCH = 100;
+const LOAD_CLIENTS = 4;
+const CLIENTS = 8;
+const TOP_K = 10;
+const REQUESTS = 400;
+const WARMUP = 40;
+const SEQUENTIAL_REQUESTS = 100;
+const RECALL_QUERIES = 50;
+const BUCKETS = 100;
+const MODEL = "local/hash";
+const DIMENSIONS = 384;
+const TARGETS = {
+  e2_semantic_p50_ms: 12,
+  e2_semantic_p95_ms: 30,
+  recall_at_10: 0.95,
+  e3_p50_ms: 20,
+  http_vs_raw: "HTTP p50 <= 1.5 x raw SQL p50 + 5 ms",
+};
+
+const corpus = createTextCorpus({ seed: 23, chars: 500 });
+const bucketOf = (i: number) => (i * 37) % BUCKETS;
+const queryText = (i: number) => corpus.query(i).text;
+
+interface SearchReply {
+  results: { confidence: number; metadata: { rowId: number; bucket?: number } }[];
+}
+interface DocumentsReply {
+  results: { document_id: string; similarity: number }[];
+}
+interface FilteredReply {
+  document_results: { document_id: string }[];
+  results: { metadata: { documentId: string } }[];
+}
+
+export const searchBench: Bench = {
+  name: "search",
+  summary: "E1/E2/E3 p50/p95/QPS at 100k rows, 8 clients; E2 recall@10; raw SQL baseline",
+  async run({ target, http, scale, progress }) {
+    const total = scaled(FULL_ROWS, scale, { step: BATCH });
+    const params = {
+      rows: total,
+      documents: total / BATCH,
+      rows_per_document: BATCH,
+      text_chars: 500,
+      embedding_model: MODEL,
+      dimensions: DIMENSIONS,
+      dataset_kind: "hybrid",
+      load_clients: LOAD_CLIENTS,
+      clients: CLIENTS,
+      top_k: TOP_K,
+      requests_per_case: REQUESTS,
+      warmup_per_case: WARMUP,
+      sequential_requests: SEQUENTIAL_REQUESTS,
+      recall_queries: RECALL_QUERIES,
+      queries: "corpus.query(i): three topic words",
+      filter: '{"bucket": b}, b rotating over 0..99 (1% of rows each)',
+      raw_sql: target.databaseUrl !== undefined,
+      stack: target.mode,
+    };
+    progress(`params: ${JSON.stringify(params)}`);
+
+    const tenant = await createTenant(http, target, `bench-search-${Date.now()}`);
+    const api = createQuarryApi(http, tenant.apiKey);
+    const dataset = await api.createDataset({
+      name: "search",
+      kind: "hybrid",
+      embedding_model: MODEL,
+    });
+    const token = tenant.apiKey;
+    const path = (op: string) => `/api/datasets/${dataset.id}/${op}`;
+
+    const load = await loadRows(api, dataset.id, total, progress);
+
+    const cases: Record<string, (i: number) => Promise<number>> = {
+      // The floor every request pays before searching: a database connection, the key and
+      // the dataset (auth and ownership middleware), as GET /api/datasets/{id} measures it.
+      request_floor: async () => (await api.getDataset(dataset.id)).ms,
+      e2_semantic: async (i) =>
+        (await search(http, path("search"), token, { query: queryText(i), top_k: TOP_K, alpha: 1 }))
+          .ms,
+      e2_hybrid: async (i) =>
+        (
+          await search(http, path("search"), token, {
+            query: queryText(i),
+            top_k: TOP_K,
+            alpha: 0.5,
+          })
+        ).ms,
+      e2_filtered: async (i) => {
+        const bucket = bucketOf(i);
+        const reply = await search(http, path("search"), token, {
+          query: queryText(i),
+          top_k: TOP_K,
+          alpha: 1,
+          filter: { bucket },
+        });
+        if (reply.body.results.some((r) => r.metadata.bucket !== bucket)) {
+          throw new Error(`E2 filtered: a result outside bucket ${bucket}`);
+        }
+        return reply.ms;
+      },
+      e3: async (i) => {
+        const reply = await http.post<DocumentsReply>(
+          path("search-documents"),
+          { query: queryText(i), top_k: TOP_K },
+          { token },
+        );
+        if (reply.body.results.length === 0) throw new Error("E3 found nothing");
+        return reply.ms;
+      },
+      e1: async (i) => {
+        const reply = await http.post<FilteredReply>(
+          path("document-filtered-search"),
+          { query: queryText(i), top_k_documents: 3, top_k_rows: TOP_K },
+          { token },
+        );
+        const ids = new Set(reply.body.document_results.map((d) => d.document_id));
+        if (reply.body.results.some((r) => !ids.has(r.metadata.documentId))) {
+          throw new Error("E1 returned a row outside the documents it found");
+        }
+        return reply.ms;
+      },
+    };
+
+    const sequential: Record<string, Summary> = {};
+    const concurrent: Record<string, Summary & { qps: number }> = {};
+    for (const [name, run] of Object.entries(cases)) {
+      sequential[name] = await measureSequential(run, SEQUENTIAL_REQUESTS, WARMUP / 4);
+      concurrent[name] = await measureConcurrent(run, REQUESTS, WARMUP);
+      progress(
+        `${name}: 1 client p50 ${sequential[name].p50} ms; ${CLIENTS} clients p50 ${concurrent[name].p50} ms, p95 ${concurrent[name].p95} ms, ${concurrent[name].qps} QPS`,
+      );
+    }
+
+    const db = target.databaseUrl
+      ? new pg.Client({ connectionString: target.databaseUrl })
+      : undefined;
+    await db?.connect();
+    try {
+      const embedder = new LocalHashEmbedder(DIMENSIONS);
+      const vectorOf = (i: number) => `[${embedder.embedOne(queryText(i)).join(",")}]`;
+      const recall = db
+        ? await measureRecall(http, path("search"), token, db, dataset.id, vectorOf, progress)
+        : undefined;
+      const raw = target.databaseUrl
+        ? await measureRawSql(target.databaseUrl, dataset.id, vectorOf, progress)
+        : undefined;
+      const plans = db ? await explainSearch(db, dataset.id, vectorOf(1)) : undefined;
+
+      const semantic = concurrent.e2_semantic as Summary;
+      const httpVsRaw = raw
+        ? {
+            concurrent: {
+              http_p50_ms: semantic.p50,
+              raw_p50_ms: raw.concurrent.p50,
+              limit_ms: round(1.5 * raw.concurrent.p50 + 5, 2),
+              met: semantic.p50 <= 1.5 * raw.concurrent.p50 + 5,
+            },
+            sequential: {
+              http_p50_ms: (sequential.e2_semantic as Summary).p50,
+              raw_p50_ms: raw.sequential.p50,
+              limit_ms: round(1.5 * raw.sequential.p50 + 5, 2),
+              met: (sequential.e2_semantic as Summary).p50 <= 1.5 * raw.sequential.p50 + 5,
+            },
+          }
+        : null;
+      const results = {
+        e2_semantic_p50_ms: semantic.p50,
+        e2_semantic_p95_ms: semantic.p95,
+        e3_p50_ms: (concurrent.e3 as Summary).p50,
+        recall_at_10: recall ? { plain: recall.plain, filtered: recall.filtered } : null,
+        http_vs_raw: httpVsRaw,
+        concurrent_ms: concurrent,
+        sequential_ms: sequential,
+        raw_sql_ms: raw ?? null,
+        load,
+        plans: plans ?? null,
+        targets: {
+          at_issue_size: scale >= 1,
+          e2_semantic_p50_ms: met(
+            `<= ${TARGETS.e2_semantic_p50_ms}`,
+            semantic.p50,
+            semantic.p50 <= TARGETS.e2_semantic_p50_ms,
+          ),
+          e2_semantic_p95_ms: met(
+            `<= ${TARGETS.e2_semantic_p95_ms}`,
+            semantic.p95,
+            semantic.p95 <= TARGETS.e2_semantic_p95_ms,
+          ),
+          recall_plain: recall
+            ? met(`>= ${TARGETS.recall_at_10}`, recall.plain, recall.plain >= TARGETS.recall_at_10)
+            : null,
+          recall_filtered: recall
+            ? met(
+                `>= ${TARGETS.recall_at_10}`,
+                recall.filtered,
+                recall.filtered >= TARGETS.recall_at_10,
+              )
+            : null,
+          e3_p50_ms: met(
+            `<= ${TARGETS.e3_p50_ms}`,
+            (concurrent.e3 as Summary).p50,
+            (concurrent.e3 as Summary).p50 <= TARGETS.e3_p50_ms,
+          ),
+          http_vs_raw: httpVsRaw
+            ? met(TARGETS.http_vs_raw, httpVsRaw.concurrent, httpVsRaw.concurrent.met)
+            : null,
+        },
+      };
+      return { params, results };
+    } finally {
+      await db?.end();
+    }
+
+    async function measureConcurrent(
+      run: (i: number) => Promise<number>,
+      requests: number,
+      warmup: number,
+    ) {
+      await runConcurrent({
+        clients: CLIENTS,
+        count: warmup,
+        task: async (i) => void (await run(i + 10_000)),
+      });
+      const samples: number[] = [];
+      const result = await runConcurrent({
+        clients: CLIENTS,
+        count: requests,
+        task: async (i) => {
+          samples.push(await run(i));
+        },
+      });
+      return { ...summarize(samples), qps: perSecond(result.completed, result.elapsedMs) };
+    }
+  },
+};
+
+function met(target: string, value: unknown, ok: boolean) {
+  return { target, value, met: ok };
+}
+
+async function search(
+  http: HttpClient,
+  path: string,
+  token: string,
+  body: Record<string, unknown>,
+) {
+  const reply = await http.post<SearchReply>(path, body, { token });
+  if (reply.body.results.length !== body.top_k) {
+    throw new Error(
+      `E2 returned ${reply.body.results.length} results for top_k ${String(body.top_k)}`,
+    );
+  }
+  return reply;
+}
+
+async function measureSequential(
+  run: (i: number) => Promise<number>,
+  requests: number,
+  warmup: number,
+) {
+  const samples: number[] = [];
+  for (let i = 0; i < warmup + requests; i++) {
+    const ms = await run(i + 20_000);
+    if (i >= warmup) samples.push(ms);
+  }
+  return summarize(samples);
+}
+
+function rowInputs(first: number, count: number): RowInput[] {
+  return Array.from({ length: count }, (_, k) => {
+    const n = first + k;
+    const { text, topic } = corpus.text(n);
+    return { data: { text }, metadata: { topic, n, bucket: bucketOf(n) } };
+  });
+}
+
+/** E11 in documents of BATCH rows, from LOAD_CLIENTS clients. */
+async function loadRows(
+  api: ReturnType<typeof createQuarryApi>,
+  datasetId: string,
+  total: number,
+  progress: (line: string) => void,
+) {
+  const batches = total / BATCH;
+  progress(
+    `load: ${fmt(total)} rows in ${fmt(batches)} documents over E11, ${LOAD_CLIENTS} clients`,
+  );
+  const tenth = Math.max(1, Math.ceil(batches / 20));
+  const wall = startTimer();
+  const result = await runConcurrent({
+    clients: LOAD_CLIENTS,
+    count: batches,
+    task: async (b) => {
+      const reply = await api.upsertRows(datasetId, {
+        document_id: `doc-${String(b).padStart(5, "0")}`,
+        rows: rowInputs(b * BATCH, BATCH),
+      });
+      if (reply.body.rows.length !== BATCH)
+        throw new Error(`E11 stored ${reply.body.rows.length} rows`);
+    },
+    onProgress: (done) => {
+      if (done % tenth === 0) {
+        const s = wall() / 1000;
+        progress(
+          `load: ${fmt(done * BATCH)}/${fmt(total)} rows, ${fmt((done * BATCH) / s)} rows/s`,
+        );
+      }
+    },
+  });
+  return {
+    rows_per_s: perSecond(result.completed * BATCH, result.elapsedMs),
+    batch_ms: summarize(result.samples),
+    wall_s: round(wall() / 1000, 1),
+  };
+}
+
+/**
+ * The statement E2 semantic sends (`SemanticSearch.rankSql` in
+ * packages/core/src/search/search-rows.ts, HNSW list size by dataset size included), for the
+ * raw baseline. Keep the two in step.
+ */
+const SEMANTIC_SQL = `SELECT r.id, r.data, r.metadata, greatest(0, 1 - c.distance) AS confidence
+FROM (SELECT r.id, (r.embedding::vector(${DIMENSIONS}) <=> $1::vector(${DIMENSIONS})) AS distance
+      FROM rows r
+      WHERE r.dataset_id = $2 AND r.embedding IS NOT NULL
+      ORDER BY r.embedding::vector(${DIMENSIONS}) <=> $1::vector(${DIMENSIONS})
+      LIMIT $3::int) AS c JOIN rows r ON r.id = c.id
+ORDER BY c.distance, c.id
+LIMIT (SELECT $3::int FROM (SELECT set_config('hnsw.ef_search',
+  greatest($3::int, least(1000, greatest(100, round(70::float8 * sqrt(coalesce((
+    SELECT row_count FROM keyword_datasets WHERE dataset_id = $2), 0) / 1000.0)))::int))::text,
+  true)) AS s)`;
+
+/** Exact top-10 by cosine distance: the materialized CTE keeps the vector index out. */
+const EXACT_SQL = (filtered: boolean) => `WITH c AS MATERIALIZED (
+  SELECT id, embedding FROM rows WHERE dataset_id = $2 AND embedding IS NOT NULL${filtered ? " AND metadata @> $3::jsonb" : ""})
+SELECT id FROM c ORDER BY embedding <=> $1::vector, id LIMIT ${TOP_K}`;
+
+async function measureRecall(
+  http: HttpClient,
+  path: string,
+  token: string,
+  db: pg.Client,
+  datasetId: string,
+  vectorOf: (i: number) => string,
+  progress: (line: string) => void,
+) {
+  progress(`recall@10: ${RECALL_QUERIES} queries, plain and filtered, against exact search`);
+  let plainHits = 0;
+  let filteredHits = 0;
+  for (let i = 0; i < RECALL_QUERIES; i++) {
+    const q = 50_000 + i;
+    const bucket = bucketOf(q);
+    const exact = await db.query<{ id: string }>(EXACT_SQL(false), [vectorOf(q), datasetId]);
+    const exactFiltered = await db.query<{ id: string }>(EXACT_SQL(true), [
+      vectorOf(q),
+      datasetId,
+      JSON.stringify({ bucket }),
+    ]);
+    const plain = await search(http, path, token, { query: queryText(q), top_k: TOP_K, alpha: 1 });
+    const filtered = await search(http, path, token, {
+      query: queryText(q),
+      top_k: TOP_K,
+      alpha: 1,
+      filter: { bucket },
+    });
+    const hits = (rows: { id: string }[], got: SearchReply) => {
+      const want = new Set(rows.map((r) => Number(r.id)));
+      return got.results.filter((r) => want.has(r.metadata.rowId)).length;
+    };
+    plainHits += hits(exact.rows, plain.body);
+    filteredHits += hits(exactFiltered.rows, filtered.body);
+  }
+  const result = {
+    plain: round(plainHits / (RECALL_QUERIES * TOP_K), 4),
+    filtered: round(filteredHits / (RECALL_QUERIES * TOP_K), 4),
+  };
+  progress(`recall@10: plain ${result.plain}, filtered ${result.filtered}`);
+  return result;
+}
+
+/** E2 semantic's query over `pg` (a client per connection, as the workers do), 1 and 8 clients. */
+async function measureRawSql(
+  databaseUrl: string,
+  datasetId: string,
+  vectorOf: (i: number) => string,
+  progress: (line: string) => void,
+) {
+  const clients = await Promise.all(
+    Array.from({ length: CLIENTS }, async () => {
+      const client = new pg.Client({ connectionString: databaseUrl });
+      await client.connect();
+      return client;
+    }),
+  );
+  try {
+    const run = async (client: pg.Client, i: number) => {
+      const elapsed = startTimer();
+      const found = await client.query(SEMANTIC_SQL, [vectorOf(i), datasetId, TOP_K]);
+      if (found.rows.length !== TOP_K)
+        throw new Error(`raw SQL returned ${found.rows.length} rows`);
+      return elapsed();
+    };
+    const first = clients[0] as pg.Client;
+    const sequentialSamples: number[] = [];
+    for (let i = 0; i < WARMUP / 4 + SEQUENTIAL_REQUESTS; i++) {
+      const ms = await run(first, i + 20_000);
+      if (i >= WARMUP / 4) sequentialSamples.push(ms);
+    }
+    await runConcurrent({
+      clients: CLIENTS,
+      count: WARMUP,
+      task: async (i, c) => void (await run(clients[c] as pg.Client, i + 10_000)),
+    });
+    const samples: number[] = [];
+    const result = await runConcurrent({
+      clients: CLIENTS,
+      count: REQUESTS,
+      task: async (i, c) => {
+        samples.push(await run(clients[c] as pg.Client, i));
+      },
+    });
+    const out = {
+      sequential: summarize(sequentialSamples),
+      concurrent: { ...summarize(samples), qps: perSecond(result.completed, result.elapsedMs) },
+    };
+    progress(
+      `raw SQL: 1 client p50 ${out.sequential.p50} ms; ${CLIENTS} clients p50 ${out.concurrent.p50} ms, ${out.concurrent.qps} QPS`,
+    );
+    return out;
+  } finally {
+    await Promise.all(clients.map((c) => c.end()));
+  }
+}
+
+/** Plans of E2's queries as the service sends them: the HNSW index must appear. */
+async function explainSearch(db: pg.Client, datasetId: string, vector: string) {
+  const plans: Record<string, PlanSummary> = {
+    e2_semantic: await explainAnalyze(db, SEMANTIC_SQL, [vector, datasetId, TOP_K]),
+  };
+  return plans;
+}

@@ -1,0 +1,50 @@
+import { type SQL, sql } from "drizzle-orm";
+import { requireDataset } from "../datasets/require-dataset.ts";
+import type { ProjectContext } from "../shared/context.ts";
+import { keywordTermsCtes, saturatedTf } from "./keyword-sql.ts";
+import { queryRows } from "./query-rows.ts";
+import { parseDocumentSearch } from "./search-params.ts";
+import { type DocumentResult, type ScoredDocument, toDocumentResult } from "./search-results.ts";
+
+/**
+ * E3: the dataset's documents ranked by BM25 over their text. A document's text is all of its
+ * rows: term frequencies and lengths are summed over them (`keyword_postings`,
+ * `keyword_documents`), so documents of any length rank without a tsvector of their own.
+ */
+export async function searchDocuments(
+  ctx: ProjectContext,
+  datasetId: string,
+  body: Record<string, unknown>,
+): Promise<{ results: DocumentResult[] }> {
+  const dataset = await requireDataset(ctx, datasetId);
+  const params = parseDocumentSearch(body);
+  const found = await queryRows<ScoredDocument>(
+    ctx.db,
+    sql`WITH ${documentScoresCtes(dataset.id, params.query, params.topK)}
+    SELECT s.document_id, s.score, d.filename, d.url, d.content
+    FROM doc_scores s JOIN documents d ON d.dataset_id = ${dataset.id} AND d.id = s.document_id
+    ORDER BY s.score DESC, s.document_id`,
+  );
+  return { results: found.map((document) => toDocumentResult(document, dataset.id)) };
+}
+
+/**
+ * CTEs ending in `doc_scores(document_id, score)`: the `limit` best documents for the query,
+ * best first (ties by id). Every document containing a query term is scored: the postings of
+ * a term hold one entry per document, not per row.
+ */
+export function documentScoresCtes(datasetId: string, query: string, limit: number): SQL {
+  return sql`${keywordTermsCtes(datasetId, query, "document")},
+  doc_scores AS MATERIALIZED (
+    SELECT p.document_id,
+           sum(w.idf * ${saturatedTf(sql`p.frequency`, sql`d.length`, sql`s.avgdl`)}) AS score
+    FROM doc_terms w
+    JOIN keyword_postings p ON p.dataset_id = ${datasetId} AND p.term = w.term
+    JOIN keyword_documents d ON d.dataset_id = ${datasetId} AND d.document_id = p.document_id
+    CROSS JOIN doc_stats s
+    WHERE p.frequency > 0
+    GROUP BY p.document_id
+    ORDER BY score DESC, p.document_id
+    LIMIT ${limit}::int
+  )`;
+}

@@ -1,0 +1,55 @@
+import { type Database, keywordDatasets } from "@quarry/db";
+import { eq, type SQL, sql } from "drizzle-orm";
+import type { DatasetRecord } from "../datasets/dataset-view.ts";
+
+/**
+ * A dataset's search structures, created and dropped with it (inside the caller's
+ * transaction): its keyword statistics row, which the row triggers keep up to date, and its
+ * vector index — HNSW (cosine) over `embedding` cast to the dataset's dimensions, partial on the
+ * dataset. Per-dataset graphs keep a small dataset's searches independent of a large
+ * neighbour, and let datasets of different dimensions share one column. The DDL lives in SQL
+ * functions (migration `search_triggers`) so identifiers and literals are quoted by Postgres.
+ */
+export async function createSearchIndexes(
+  db: Database,
+  dataset: Pick<DatasetRecord, "id" | "dimensions">,
+): Promise<void> {
+  await db.insert(keywordDatasets).values({ datasetId: dataset.id }).onConflictDoNothing();
+  await db.execute(
+    sql`select quarry_create_vector_index(${dataset.id}, ${dataset.dimensions}::int)`,
+  );
+}
+
+/**
+ * Removes the statistics first: the row triggers skip datasets without them, so deleting the
+ * dataset's rows afterwards costs no statistics work. Drop the index last (it locks `rows`
+ * until the transaction ends).
+ */
+export async function dropKeywordStatistics(db: Database, datasetId: string): Promise<void> {
+  await db.delete(keywordDatasets).where(eq(keywordDatasets.datasetId, datasetId));
+}
+
+export async function dropVectorIndex(db: Database, datasetId: string): Promise<void> {
+  await db.execute(sql`select quarry_drop_vector_index(${datasetId})`);
+}
+
+/** pgvector's HNSW takes `vector` up to 2,000 dimensions and `halfvec` up to 4,000. */
+const MAX_VECTOR_INDEX_DIMENSIONS = 2000;
+
+/**
+ * The indexed expression for a dataset, exactly as `quarry_vector_expression` builds it:
+ * a query must repeat it (and the `dataset_id` predicate) for the planner to use the index.
+ */
+export function vectorExpression(dimensions: number, column = "embedding"): SQL {
+  return sql.raw(`${column}::${vectorType(dimensions)}`);
+}
+
+/** `vector(384)`; `halfvec(3072)` above HNSW's limit for full precision. */
+export function vectorType(dimensions: number): string {
+  if (!Number.isInteger(dimensions) || dimensions < 1) {
+    throw new Error(`invalid dimensions ${dimensions}`);
+  }
+  return dimensions <= MAX_VECTOR_INDEX_DIMENSIONS
+    ? `vector(${dimensions})`
+    : `halfvec(${dimensions})`;
+}

@@ -1,0 +1,434 @@
+import type { Database } from "@quarry/db";
+import { LocalHashEmbedder } from "@quarry/providers";
+import { sql } from "drizzle-orm";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import {
+  createDataset,
+  deleteDataset,
+  deleteDocument,
+  deleteRow,
+  documentFilteredSearch,
+  type FileStore,
+  type ProjectContext,
+  SEARCH_TUNING,
+  searchDocuments,
+  searchRows,
+  updateRow,
+  upsertRows,
+  writeRowsOfDocument,
+} from "../src/index.ts";
+import { freshDatabase } from "./support/database.ts";
+import { createTenant } from "./support/tenant.ts";
+
+let db: Database;
+let close: () => Promise<void>;
+beforeAll(async () => {
+  const fresh = await freshDatabase();
+  db = fresh.db;
+  close = () => fresh.pglite.close();
+});
+afterAll(() => close());
+
+const defaults = { embeddingModel: "local/hash" };
+const noFiles: FileStore = {
+  put: async () => {},
+  delete: async () => {},
+  deletePrefix: async () => {},
+};
+
+async function setup(kind: "standard" | "hybrid" = "hybrid", dimensions?: number) {
+  const { ctx } = await createTenant(db, `search-${kind}`);
+  const dataset = await createDataset(
+    ctx,
+    { name: "s", kind, ...(dimensions ? { dimensions } : {}) },
+    defaults,
+  );
+  return { ctx, datasetId: dataset.id };
+}
+
+async function rowsOf<T>(query: ReturnType<typeof sql>): Promise<T[]> {
+  return ((await db.execute(query)) as unknown as { rows: T[] }).rows;
+}
+
+const TEXTS = [
+  "The telescope observed a distant galaxy and a comet.",
+  "Astronomers track the orbit of an asteroid near the planet.",
+  "Simmer the tomato sauce with garlic and butter.",
+  "Bake the sourdough bread in a hot oven until golden.",
+  "The central bank raised interest rates to fight inflation.",
+  "Bond yields rose as investors sold long-dated bonds.",
+  "A comet's tail points away from the sun.",
+  "Knead the dough, let it rise, and bake the bread.",
+];
+
+async function seed(ctx: ProjectContext, datasetId: string) {
+  await upsertRows(ctx, datasetId, {
+    document_id: "doc-a",
+    rows: TEXTS.slice(0, 4).map((text, i) => ({ data: { text }, metadata: { i, half: "a" } })),
+  });
+  await upsertRows(ctx, datasetId, {
+    document_id: "doc-b",
+    rows: TEXTS.slice(4).map((text, i) => ({ data: { text }, metadata: { i: i + 4, half: "b" } })),
+  });
+}
+
+function cosine(a: number[], b: number[]): number {
+  let dot = 0;
+  let na = 0;
+  let nb = 0;
+  for (let i = 0; i < a.length; i++) {
+    dot += a[i]! * b[i]!;
+    na += a[i]! * a[i]!;
+    nb += b[i]! * b[i]!;
+  }
+  return dot / Math.sqrt(na * nb);
+}
+
+async function expectBadRequest(promise: Promise<unknown>, path: string) {
+  await expect(promise).rejects.toMatchObject({ code: "bad_request" });
+  await promise.catch((e: Error) => expect(e.message.startsWith(`${path}:`)).toBe(true));
+}
+
+describe("E2 semantic search", () => {
+  it("ranks rows by cosine similarity, top_k 3 by default, as SPEC's Search result", async () => {
+    const { ctx, datasetId } = await setup("standard");
+    await seed(ctx, datasetId);
+    const query = "bread baked in an oven";
+    const { results } = await searchRows(ctx, datasetId, { query });
+    expect(results).toHaveLength(3);
+
+    const embedder = new LocalHashEmbedder(384);
+    const [q] = await embedder.embed([query]);
+    const vectors = await embedder.embed(TEXTS);
+    const expected = TEXTS.map((text, i) => ({ text, cos: cosine(q!, vectors[i]!) }))
+      .sort((a, b) => b.cos - a.cos)
+      .slice(0, 3);
+    expect(results.map((r) => r.embedding)).toEqual(expected.map((e) => e.text));
+    for (const [i, r] of results.entries()) {
+      expect(r.confidence).toBeCloseTo(Math.max(0, expected[i]!.cos), 5);
+      expect(Object.keys(r).sort()).toEqual([
+        "confidence",
+        "data",
+        "embedding",
+        "metadata",
+        "query",
+      ]);
+      expect(r.query).toBe(query);
+      expect(r.data).toEqual({ text: r.embedding });
+      expect(r.metadata).toMatchObject({
+        documentId: expect.any(String),
+        rowId: expect.any(Number),
+      });
+    }
+  });
+
+  it("validates the body, naming the field", async () => {
+    const { ctx, datasetId } = await setup();
+    await expectBadRequest(searchRows(ctx, datasetId, {}), "query");
+    await expectBadRequest(searchRows(ctx, datasetId, { query: "  " }), "query");
+    await expectBadRequest(searchRows(ctx, datasetId, { query: "x".repeat(10_001) }), "query");
+    await expectBadRequest(searchRows(ctx, datasetId, { query: "x", top_k: 0 }), "top_k");
+    await expectBadRequest(searchRows(ctx, datasetId, { query: "x", top_k: 101 }), "top_k");
+    await expectBadRequest(searchRows(ctx, datasetId, { query: "x", alpha: 1.01 }), "alpha");
+    await expectBadRequest(searchRows(ctx, datasetId, { query: "x", alpha: -1 }), "alpha");
+    await expectBadRequest(searchRows(ctx, datasetId, { query: "x", filter: "a" }), "filter");
+    await expectBadRequest(
+      searchRows(ctx, datasetId, { query: "x", filter: { n: { $gt: "1" } } }),
+      "filter.n.$gt",
+    );
+    await expectBadRequest(searchRows(ctx, datasetId, { query: "x", k: 1 }), "k");
+  });
+
+  it("uses the dataset's own HNSW index through the driver, with bound parameters", async () => {
+    const { ctx, datasetId } = await setup("standard");
+    await seed(ctx, datasetId);
+    const small = await setup("standard", 64);
+    await seed(small.ctx, small.datasetId);
+    // Both dimensions share the column; each dataset has a partial index of its own.
+    const indexes = await rowsOf<{ indexdef: string }>(
+      sql`SELECT indexdef FROM pg_indexes WHERE tablename = 'rows' AND indexdef LIKE '%hnsw%'`,
+    );
+    const mine = indexes.filter((i) => i.indexdef.includes(datasetId));
+    expect(mine).toHaveLength(1);
+    expect(mine[0]!.indexdef).toContain("vector(384)");
+    expect(indexes.find((i) => i.indexdef.includes(small.datasetId))!.indexdef).toContain(
+      "vector(64)",
+    );
+
+    const [{ name } = { name: "" }] = await rowsOf<{ name: string }>(
+      sql`SELECT quarry_vector_index_name(${datasetId}) AS name`,
+    );
+    await db.execute(sql`SET enable_seqscan = off`); // 8 rows: make the planner show its choice
+    try {
+      const vector = `[${(await new LocalHashEmbedder(384).embed(["comet"]))[0]!.join(",")}]`;
+      const plan = await rowsOf<Record<string, string>>(sql`EXPLAIN
+        SELECT r.id FROM rows r WHERE r.dataset_id = ${datasetId} AND r.embedding IS NOT NULL
+        ORDER BY r.embedding::vector(384) <=> ${vector}::vector(384) LIMIT ${3}::int`);
+      expect(plan.map((p) => Object.values(p)[0]).join("\n")).toContain(`Index Scan using ${name}`);
+    } finally {
+      await db.execute(sql`RESET enable_seqscan`);
+    }
+    expect((await searchRows(small.ctx, small.datasetId, { query: "comet" })).results).toHaveLength(
+      3,
+    );
+  });
+
+  it("applies filters exactly when few rows pass, and through the index when many do", async () => {
+    const { ctx, datasetId } = await setup("standard", 64);
+    const words = ["comets", "bread", "bonds", "tides", "glaciers", "compilers", "roses"];
+    const many = SEARCH_TUNING.exactFilterRows + 200;
+    const rows = Array.from({ length: many }, (_, i) => ({
+      data: {
+        text: `note ${i}: ${words[i % 7]} ${words[(i * 3) % 7]} ${words[(i * 5 + 1) % 7]} ${i % 11}`,
+      },
+      metadata: { rare: i % 100 === 0, bucket: i % 4, n: i },
+    }));
+    for (let i = 0; i < rows.length; i += 1000) {
+      await upsertRows(ctx, datasetId, { document_id: `d${i}`, rows: rows.slice(i, i + 1000) });
+    }
+    const embedder = new LocalHashEmbedder(64);
+    const vectors = await embedder.embed(rows.map((r) => r.data.text));
+    const [q] = await embedder.embed(["comets and tides"]);
+    const cases: [Record<string, unknown>, (m: (typeof rows)[number]["metadata"]) => boolean][] = [
+      [{ rare: true }, (m) => m.rare], // 22 rows: ranked exactly
+      [{ n: { $ne: 5 } }, (m) => m.n !== 5], // nearly all: the index with a filter
+      [{ bucket: { $in: [0, 1] } }, (m) => m.bucket <= 1], // half
+    ];
+    for (const [filter, accepts] of cases) {
+      const { results } = await searchRows(ctx, datasetId, {
+        query: "comets and tides",
+        top_k: 10,
+        filter,
+      });
+      expect(results).toHaveLength(10);
+      for (const r of results) expect(accepts(r.metadata as never)).toBe(true);
+      const best = rows
+        .map((r, i) => ({ ok: accepts(r.metadata), cos: cosine(q!, vectors[i]!) }))
+        .filter((x) => x.ok)
+        .map((x) => Math.max(0, x.cos))
+        .sort((a, b) => b - a)
+        .slice(0, 10);
+      if ("rare" in filter) {
+        for (const [i, r] of results.entries()) expect(r.confidence).toBeCloseTo(best[i]!, 5);
+      } else {
+        const found = results.filter((r) => r.confidence >= best[9]! - 1e-6).length;
+        expect(found).toBeGreaterThanOrEqual(9);
+      }
+      for (let i = 1; i < results.length; i++) {
+        expect(results[i]!.confidence).toBeLessThanOrEqual(results[i - 1]!.confidence);
+      }
+    }
+  }, 120_000);
+});
+
+describe("E2 hybrid and keyword search", () => {
+  it("fuses alpha · semantic + (1 − alpha) · keyword, in [0, 1]", async () => {
+    const { ctx, datasetId } = await setup("hybrid");
+    await seed(ctx, datasetId);
+    const query = "bread comet";
+    const all = { query, top_k: 100 };
+    const semantic = await searchRows(ctx, datasetId, { ...all, alpha: 1 });
+    const keyword = await searchRows(ctx, datasetId, { ...all, alpha: 0 });
+    const hybrid = await searchRows(ctx, datasetId, all); // hybrid datasets default to 0.5
+    const byRow = (results: { metadata: Record<string, unknown>; confidence: number }[]) =>
+      new Map(results.map((r) => [r.metadata.rowId as number, r.confidence]));
+    const s = byRow(semantic.results);
+    const k = byRow(keyword.results);
+
+    // Pure keyword: only rows with a query term, the best at 1.
+    expect(keyword.results.map((r) => r.embedding).sort()).toEqual(
+      [TEXTS[0], TEXTS[3], TEXTS[6], TEXTS[7]].sort(),
+    );
+    expect(keyword.results[0]!.confidence).toBe(1);
+    expect(semantic.results).toHaveLength(TEXTS.length);
+    expect(hybrid.results).toHaveLength(TEXTS.length);
+    for (const r of hybrid.results) {
+      const id = r.metadata.rowId as number;
+      expect(r.confidence).toBeCloseTo(0.5 * (s.get(id) ?? 0) + 0.5 * (k.get(id) ?? 0), 9);
+      expect(r.confidence).toBeGreaterThanOrEqual(0);
+      expect(r.confidence).toBeLessThanOrEqual(1);
+    }
+    for (let i = 1; i < hybrid.results.length; i++) {
+      expect(hybrid.results[i]!.confidence).toBeLessThanOrEqual(hybrid.results[i - 1]!.confidence);
+    }
+    const quarter = await searchRows(ctx, datasetId, { ...all, alpha: 0.25 });
+    for (const r of quarter.results) {
+      const id = r.metadata.rowId as number;
+      expect(r.confidence).toBeCloseTo(0.25 * (s.get(id) ?? 0) + 0.75 * (k.get(id) ?? 0), 9);
+    }
+  });
+
+  it("defaults alpha to 1 on standard datasets", async () => {
+    const { ctx, datasetId } = await setup("standard");
+    await seed(ctx, datasetId);
+    const a = await searchRows(ctx, datasetId, { query: "bread comet", top_k: 8 });
+    const b = await searchRows(ctx, datasetId, { query: "bread comet", top_k: 8, alpha: 1 });
+    expect(a).toEqual(b);
+  });
+
+  it("ranks keyword matches by BM25: rare terms weigh more, repetition saturates", async () => {
+    const { ctx, datasetId } = await setup("hybrid");
+    const filler = "the report covers the market and the economy in general terms";
+    await upsertRows(ctx, datasetId, {
+      document_id: "d",
+      rows: [
+        { data: { text: `market market market market market market ${filler}` } },
+        { data: { text: `zeppelin market ${filler}` } },
+        ...Array.from({ length: 6 }, (_, i) => ({ data: { text: `market news ${i} ${filler}` } })),
+      ],
+    });
+    const { results } = await searchRows(ctx, datasetId, {
+      query: "zeppelin market",
+      alpha: 0,
+      top_k: 3,
+    });
+    expect(results[0]!.embedding.startsWith("zeppelin")).toBe(true);
+    expect(results[1]!.embedding.startsWith("market market")).toBe(true);
+  });
+});
+
+describe("keyword statistics", () => {
+  const recomputed = sql`
+    SELECT r.dataset_id, u.lexeme AS term, r.document_id, count(*)::int AS row_count,
+           sum(cardinality(u.positions))::int AS frequency
+    FROM rows r CROSS JOIN LATERAL unnest(r.fts) u GROUP BY 1, 2, 3`;
+
+  async function expectConsistent(datasetId: string) {
+    const postings = await rowsOf<Record<string, unknown>>(sql`
+      SELECT dataset_id, term, document_id, row_count, frequency FROM keyword_postings
+      WHERE dataset_id = ${datasetId} AND row_count > 0 ORDER BY 2, 3`);
+    const expected = await rowsOf<Record<string, unknown>>(
+      sql`SELECT * FROM (${recomputed}) x WHERE dataset_id = ${datasetId} ORDER BY 2, 3`,
+    );
+    expect(postings).toEqual(expected);
+    const terms = await rowsOf<Record<string, unknown>>(sql`
+      SELECT term, row_frequency, document_frequency FROM keyword_terms
+      WHERE dataset_id = ${datasetId} AND row_frequency > 0 ORDER BY 1`);
+    const expectedTerms = await rowsOf<Record<string, unknown>>(sql`
+      SELECT term, sum(row_count)::int AS row_frequency, count(*)::int AS document_frequency
+      FROM (${recomputed}) x WHERE dataset_id = ${datasetId} GROUP BY 1 ORDER BY 1`);
+    expect(terms).toEqual(expectedTerms);
+    const [stats] = await rowsOf<Record<string, number>>(sql`
+      SELECT row_count::int, document_count::int, total_length::int FROM keyword_datasets
+      WHERE dataset_id = ${datasetId}`);
+    const [expectedStats] = await rowsOf<Record<string, number>>(sql`
+      SELECT count(*) FILTER (WHERE keyword_length > 0)::int AS row_count,
+             count(DISTINCT document_id) FILTER (WHERE keyword_length > 0)::int AS document_count,
+             coalesce(sum(keyword_length), 0)::int AS total_length
+      FROM rows WHERE dataset_id = ${datasetId}`);
+    expect(stats).toEqual(expectedStats);
+    const documents = await rowsOf<Record<string, unknown>>(sql`
+      SELECT document_id, row_count, length::int FROM keyword_documents
+      WHERE dataset_id = ${datasetId} ORDER BY 1`);
+    const expectedDocuments = await rowsOf<Record<string, unknown>>(sql`
+      SELECT document_id, count(*)::int AS row_count, sum(keyword_length)::int AS length
+      FROM rows WHERE dataset_id = ${datasetId} GROUP BY 1 ORDER BY 1`);
+    expect(documents).toEqual(expectedDocuments);
+  }
+
+  it("follow every row write in the same statement", async () => {
+    const { ctx, datasetId } = await setup("hybrid");
+    await seed(ctx, datasetId);
+    await expectConsistent(datasetId);
+    await writeRowsOfDocument(
+      ctx,
+      datasetId,
+      "doc-a",
+      { rows: [{ data: { text: "entirely new words: zeppelin airship" } }] },
+      "replace",
+    );
+    await expectConsistent(datasetId);
+    await writeRowsOfDocument(
+      ctx,
+      datasetId,
+      "doc-a",
+      { rows: [{ data: { text: "The telescope observed a comet." } }] },
+      "append",
+    );
+    await expectConsistent(datasetId);
+    const [row] = (await searchRows(ctx, datasetId, { query: "bond yields", alpha: 0 })).results;
+    await updateRow(ctx, datasetId, String(row!.metadata.rowId), { data: { text: "a sonnet" } });
+    await updateRow(ctx, datasetId, String(row!.metadata.rowId), { metadata: { x: 1 } });
+    await expectConsistent(datasetId);
+    await deleteRow(ctx, datasetId, String(row!.metadata.rowId));
+    await expectConsistent(datasetId);
+    await deleteDocument(ctx, datasetId, "doc-b", noFiles);
+    await expectConsistent(datasetId);
+    const left = await searchDocuments(ctx, datasetId, { query: "bond telescope zeppelin" });
+    expect(left.results.map((d) => d.document_id)).toEqual(["doc-a"]);
+  });
+
+  it("go with their dataset, index included", async () => {
+    const { ctx, datasetId } = await setup("hybrid");
+    await seed(ctx, datasetId);
+    await deleteDataset(ctx, datasetId, noFiles);
+    for (const table of [
+      "keyword_datasets",
+      "keyword_terms",
+      "keyword_documents",
+      "keyword_postings",
+    ]) {
+      const [{ n } = { n: -1 }] = await rowsOf<{ n: number }>(
+        sql`SELECT count(*)::int AS n FROM ${sql.raw(table)} WHERE dataset_id = ${datasetId}`,
+      );
+      expect(n).toBe(0);
+    }
+    const indexes = await rowsOf<{ n: number }>(sql`
+      SELECT count(*)::int AS n FROM pg_indexes
+      WHERE tablename = 'rows' AND indexname = quarry_vector_index_name(${datasetId})`);
+    expect(indexes[0]!.n).toBe(0);
+  });
+});
+
+describe("E3 and E1", () => {
+  it("ranks long documents from their rows (no tsvector of the whole text)", async () => {
+    const { ctx, datasetId } = await setup("hybrid");
+    await seed(ctx, datasetId);
+    // ~1.2 MB of text: more than one tsvector can hold; its one rare word is near the end.
+    const sentence = "Lighthouses guide ships along rocky coasts at night. ";
+    const content = `${sentence.repeat(22_000)}The keeper kept a narwhal diary. ${sentence.repeat(500)}`;
+    expect(content.length).toBeGreaterThan(1_150_000);
+    const chunks = content.match(/[\s\S]{1,1000}/g)!.map((text) => ({ data: { text } }));
+    await upsertRows(ctx, datasetId, { document_id: "long", rows: chunks.slice(0, 1000) });
+    await writeRowsOfDocument(ctx, datasetId, "long", { rows: chunks.slice(1000) }, "append");
+    const found = await searchDocuments(ctx, datasetId, { query: "narwhal" });
+    expect(found.results.map((d) => d.document_id)).toEqual(["long"]);
+    const lighthouse = await searchDocuments(ctx, datasetId, {
+      query: "lighthouse ships",
+      top_k: 5,
+    });
+    expect(lighthouse.results[0]!.document_id).toBe("long");
+    const e1 = await documentFilteredSearch(ctx, datasetId, { query: "narwhal diary" });
+    expect(e1.document_results.map((d) => d.document_id)).toEqual(["long"]);
+    expect(e1.results[0]!.embedding).toContain("narwhal");
+  }, 120_000);
+
+  it("E1 is E3 followed by E2 restricted to the documents found", async () => {
+    for (const kind of ["standard", "hybrid"] as const) {
+      const { ctx, datasetId } = await setup(kind);
+      await seed(ctx, datasetId);
+      const query = "comet bread";
+      const e1 = await documentFilteredSearch(ctx, datasetId, {
+        query,
+        top_k_documents: 1,
+        top_k_rows: 10,
+      });
+      const e3 = await searchDocuments(ctx, datasetId, { query, top_k: 1 });
+      expect(e1.document_results).toEqual(e3.results);
+      const e2 = await searchRows(ctx, datasetId, {
+        query,
+        top_k: 10,
+        filter: { documentId: { $in: e3.results.map((d) => d.document_id) } },
+      });
+      expect(e1.results).toEqual(e2.results);
+      await expectBadRequest(
+        documentFilteredSearch(ctx, datasetId, { query, top_k_rows: 0 }),
+        "top_k_rows",
+      );
+      await expectBadRequest(
+        documentFilteredSearch(ctx, datasetId, { query, filter: {} }),
+        "filter",
+      );
+    }
+  });
+});
