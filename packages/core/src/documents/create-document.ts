@@ -208,6 +208,8 @@ async function loadSource(
     filename: fetched.filename,
   });
   const meta = { filename: fetched.filename, contentType: fetched.contentType };
+  // PDFs of any size are read by the ingest worker: E5 returns the document queued.
+  if (parsed.kind === "pages") return { kind: "large", bytes: fetched.bytes, ...meta };
   if (parsed.kind === "table") return { kind: "table", records: parsed.records, ...meta };
   return { kind: "text", text: parsed.text, ...meta };
 }

@@ -4,13 +4,21 @@ import { decodeText } from "./decode-text.ts";
 import { htmlToText } from "./html-to-text.ts";
 import { markdownToText } from "./markdown-to-text.ts";
 import { ParseError } from "./parse-error.ts";
-import { noTextLayerError, pdfPageTexts } from "./pdf-to-text.ts";
 import { plainTextToText } from "./plain-text.ts";
 import { detectSourceKind, type SourceKind } from "./source-kind.ts";
 
-/** What a file holds: prose to chunk and embed, or a table whose records become rows. */
+/**
+ * What a file holds: prose to chunk and embed, a table whose records become rows, or pages
+ * (a PDF) that only the ingest worker reads, page by page (`pdfPageTexts`).
+ */
 export type ParsedSource =
-  | { kind: "text"; sourceKind: Exclude<SourceKind, "csv">; title: string | null; text: string }
+  | {
+      kind: "text";
+      sourceKind: Exclude<SourceKind, "csv" | "pdf">;
+      title: string | null;
+      text: string;
+    }
+  | { kind: "pages"; sourceKind: "pdf" }
   | {
       kind: "table";
       sourceKind: "csv";
@@ -27,12 +35,13 @@ export interface SourceDescription {
 
 /**
  * A whole file to text or a table: the kind from the Content-Type, the name and the first
- * bytes (source-kind.ts), then that kind's parser. PDF pages are joined with a blank line.
+ * bytes (source-kind.ts), then that kind's parser. A PDF is only recognised here: its parser
+ * (unpdf, most of a bundle) belongs to the ingest worker, which keeps the api worker small
+ * and reads any PDF in bounded page slices.
  *
  * Throws UnsupportedMediaTypeError (415) for a kind we do not parse, and ParseError (400)
  * for a file of a supported kind that holds nothing we can read: empty, binary where text
- * was promised, a PDF that is encrypted or has no text layer, a CSV with an open quote.
- * Large PDFs and CSVs can be read in slices instead: `pdfPageTexts`, `csvRecordsFrom`.
+ * was promised, a CSV with an open quote. Large CSVs can be read in slices: `csvRecordsFrom`.
  */
 export async function parseSource(
   bytes: Uint8Array,
@@ -46,12 +55,8 @@ export async function parseSource(
         `${describe(contentType, filename)} is not a supported file type; ` +
           "upload a PDF, CSV, plain text, Markdown or HTML file",
       );
-    case "pdf": {
-      const { pages, title, missingCMaps } = await pdfPageTexts(bytes);
-      const text = pages.filter((page) => page !== "").join("\n\n");
-      if (text === "") throw noTextLayerError(missingCMaps);
-      return { kind: "text", sourceKind, title, text };
-    }
+    case "pdf":
+      return { kind: "pages", sourceKind };
     case "csv": {
       const table = parseCsv(decodeText(bytes, { contentType, kind: sourceKind }));
       if (table.columns.length === 0) {
