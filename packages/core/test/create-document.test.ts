@@ -10,6 +10,7 @@ import {
   listRows,
   type UrlFetcher,
 } from "../src/index.ts";
+import { buildPdf } from "./parsing/support/pdf-builder.ts";
 import { freshDatabase } from "./support/database.ts";
 import { createTenant } from "./support/tenant.ts";
 
@@ -29,6 +30,10 @@ const pages: Record<string, { type: string; body: string | Buffer }> = {
     body: "text,year,source\r\nfirst line,2020,a\r\nsecond line,2021,b\r\n",
   },
   "/image.png": { type: "image/png", body: Buffer.from([0x89, 0x50, 0x4e, 0x47]) },
+  "/report.pdf": {
+    type: "application/pdf",
+    body: Buffer.from(buildPdf({ pages: [{ runs: [{ text: "A small report." }] }] })),
+  },
 };
 
 beforeAll(async () => {
@@ -103,6 +108,22 @@ describe("E5 create document", () => {
       documentId: "big",
       cursor: null,
     });
+  });
+
+  it("hands a fetched PDF of any size to the ingest worker: stored, queued, no rows yet", async () => {
+    const { ctx, datasetId } = await setup("pdf");
+    const url = `${base}/report.pdf`;
+    const doc = await createDocument(
+      ctx,
+      datasetId,
+      { id: "report", url, parse_url: true },
+      sourcesWith(loopbackFetcher),
+    );
+    expect(doc).toMatchObject({ id: "report", status: "queued", row_count: 0, url });
+    const key = `${datasetId}/report/report.pdf`;
+    expect(Buffer.from(stored.get(key)!).equals(pages["/report.pdf"]!.body as Buffer)).toBe(true);
+    expect(queued.at(-1)).toMatchObject({ datasetId, documentId: "report", cursor: null });
+    expect(await listRows(ctx, datasetId, page)).toEqual([]);
   });
 
   it("chunks inline content, puts metadata on every row and returns the ready document", async () => {
