@@ -1,5 +1,5 @@
 import { benches } from "./benches/index.ts";
-import { parseScale } from "./harness/bench.ts";
+import { type Prepared, parseScale } from "./harness/bench.ts";
 import { createHttpClient, HttpError } from "./harness/http.ts";
 import { createReporter } from "./harness/report.ts";
 import { openTarget, type Target, TargetConfigError } from "./harness/target.ts";
@@ -57,8 +57,10 @@ for (const signal of ["SIGINT", "SIGTERM"] as const) {
 }
 
 let exitCode = 0;
+let prepared: Prepared | undefined;
 try {
-  target = await openTarget(process.env, progress);
+  prepared = await bench.prepare?.(progress);
+  target = await openTarget(process.env, progress, prepared?.stack);
   if (interrupted) stopAndExit();
   else {
     const http = createHttpClient(target.baseUrl);
@@ -84,5 +86,6 @@ try {
 if (!interrupted) {
   // A failed run keeps its DATA_DIR: the wrangler log there is the first thing to read.
   await target?.close({ keepData: exitCode !== 0 });
+  await prepared?.close();
   process.exit(exitCode);
 }

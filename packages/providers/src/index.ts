@@ -25,12 +25,22 @@ export {
   toProviderError,
 } from "./errors.ts";
 export {
+  type ChatTurn,
+  type CompletionCall,
+  type CompletionResult,
+  type CompletionTimeouts,
+  type CompletionUsage,
+  DEFAULT_COMPLETION_TIMEOUTS,
+} from "./language/completion-call.ts";
+export {
   createLanguageModel,
   isSupportedModel,
   type LanguageModel,
 } from "./language/create-language-model.ts";
 export { EchoLanguageModel, LOCAL_ECHO_MODEL_ID } from "./language/echo.ts";
+export { generateCompletion } from "./language/generate-completion.ts";
 export { renderPrompt } from "./language/render-prompt.ts";
+export { type CompletionPart, streamCompletion } from "./language/stream-completion.ts";
 export { countTokens } from "./language/tokens.ts";
 export { type ModelRef, PROVIDERS, type ProviderName, parseModelId } from "./model-id.ts";
 export { type RetryOptions, withRetry } from "./retry.ts";

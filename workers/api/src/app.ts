@@ -13,11 +13,13 @@ import { jsonBodyLimit } from "./middleware/body-limit.ts";
 import { requestId } from "./middleware/request-id.ts";
 import { services } from "./middleware/services.ts";
 import { registerAdmin } from "./routes/admin.ts";
+import { registerCompletions } from "./routes/completions.ts";
 import { registerDatasets } from "./routes/datasets.ts";
 import { registerDocs } from "./routes/docs.ts";
 import { registerDocuments } from "./routes/documents.ts";
 import { registerEndpoints } from "./routes/endpoints.ts";
 import { registerHealth } from "./routes/health.ts";
+import { registerLogs } from "./routes/logs.ts";
 import { registerRows } from "./routes/rows.ts";
 import { registerSearch } from "./routes/search.ts";
 import { registerUploads } from "./routes/upload.ts";
@@ -47,6 +49,8 @@ export function createApp(config: (env: HonoEnv["Bindings"]) => Config) {
   registerSearch(app);
   registerUploads(app);
   registerEndpoints(app);
+  registerCompletions(app);
+  registerLogs(app);
 
   app.notFound((c) => errorResponse(c, "not_found", `No route for ${c.req.method} ${c.req.path}`));
   app.onError(handleError);

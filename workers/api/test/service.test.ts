@@ -49,6 +49,10 @@ describe("service routes", () => {
         "/api/datasets/{id}/upload",
         "/api/endpoints",
         "/api/endpoints/{id}",
+        "/api/endpoints/{id}/chat/completions",
+        "/api/endpoints/{id}/completions",
+        "/endpoints/{id}/logs",
+        "/endpoints/{id}/logs/{log_id}/comments",
         "/health",
       ].sort(),
     );

@@ -1,4 +1,5 @@
 import type { Bench } from "../harness/bench.ts";
+import { completionsBench } from "./completions.ts";
 import { ingestBench } from "./ingest.ts";
 import { rowsBench } from "./rows.ts";
 import { searchBench } from "./search.ts";
@@ -8,4 +9,5 @@ export const benches: Record<string, Bench> = {
   [rowsBench.name]: rowsBench,
   [searchBench.name]: searchBench,
   [ingestBench.name]: ingestBench,
+  [completionsBench.name]: completionsBench,
 };

@@ -21,7 +21,24 @@ export interface Bench {
   name: string;
   /** one line for the usage text */
   summary: string;
+  /**
+   * Optional: runs before the stack starts, for what the stack must point at (a loopback
+   * model server for OPENAI_BASE_URL); `stack` configures a stack the CLI starts.
+   */
+  prepare?(progress: (line: string) => void): Promise<Prepared>;
   run(ctx: BenchContext): Promise<BenchResult>;
+}
+
+export interface Prepared {
+  stack: StackSettings;
+  /** runs after the stack has stopped */
+  close(): Promise<void>;
+}
+
+/** Settings of a started stack that a benchmark may choose (see `StackOptions`). */
+export interface StackSettings {
+  openaiBaseUrl?: string;
+  openaiApiKey?: string;
 }
 
 /** `full` scaled by BENCH_SCALE, rounded down to a multiple of `step` and at least `min`. */

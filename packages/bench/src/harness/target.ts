@@ -2,6 +2,7 @@ import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { freePort, startStack } from "@quarry/local-stack";
+import type { StackSettings } from "./bench.ts";
 import type { HttpClient } from "./http.ts";
 
 /**
@@ -24,6 +25,7 @@ export class TargetConfigError extends Error {}
 export async function openTarget(
   env: NodeJS.ProcessEnv,
   progress: (line: string) => void,
+  settings: StackSettings = {},
 ): Promise<Target> {
   if (env.BASE) {
     if (!env.ADMIN_TOKEN) throw new TargetConfigError("BASE is set: set ADMIN_TOKEN too");
@@ -44,6 +46,7 @@ export async function openTarget(
   const stack = await startStack({
     port,
     dataDir,
+    ...settings,
     wranglerOutput: { file: logFile },
     log: (line) => progress(`stack: ${line}`),
   }).catch(async (error: unknown) => {

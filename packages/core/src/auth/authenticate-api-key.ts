@@ -1,6 +1,7 @@
-import { apiKeys, type Database, datasets } from "@quarry/db";
+import { apiKeys, type Database, datasets, endpoints } from "@quarry/db";
 import { and, eq, isNull, sql } from "drizzle-orm";
 import type { DatasetRecord } from "../datasets/dataset-view.ts";
+import type { EndpointRecord } from "../endpoints/endpoint-view.ts";
 import { constantTimeEqual, sha256Hex } from "../shared/crypto.ts";
 import { UnauthorizedError } from "../shared/errors.ts";
 
@@ -22,23 +23,26 @@ export async function authenticateApiKey(db: Database, key: string | undefined):
 }
 
 /**
- * Authentication and the dataset a request names, in one round trip: every dataset route
- * needs both, and each query is a round trip to the database. The dataset comes back
- * unchecked (null when it does not exist); `requireDataset` applies the ownership rule.
+ * Authentication and the dataset (or endpoint) a request names, in one round trip: every
+ * dataset and endpoint route needs both, and each query is a round trip to the database.
+ * The record comes back unchecked (null when it does not exist); `requireDataset` and
+ * `requireEndpoint` apply the ownership rule.
  */
 export async function authenticateWithDataset(
   db: Database,
   key: string | undefined,
   datasetId: string | undefined,
-): Promise<{ caller: Caller; dataset: DatasetRecord | null }> {
+  endpointId?: string,
+): Promise<{ caller: Caller; dataset: DatasetRecord | null; endpoint: EndpointRecord | null }> {
   if (!key || !KEY_SHAPE.test(key)) {
     throw new UnauthorizedError("Missing or malformed API key");
   }
   const hash = await sha256Hex(key);
   const [row] = await db
-    .select({ key: apiKeys, dataset: datasets })
+    .select({ key: apiKeys, dataset: datasets, endpoint: endpoints })
     .from(apiKeys)
     .leftJoin(datasets, datasetId === undefined ? sql`false` : eq(datasets.id, datasetId))
+    .leftJoin(endpoints, endpointId === undefined ? sql`false` : eq(endpoints.id, endpointId))
     .where(and(eq(apiKeys.keyHash, hash), isNull(apiKeys.revokedAt)));
   if (!row || !constantTimeEqual(row.key.keyHash, hash)) {
     throw new UnauthorizedError("Invalid or revoked API key");
@@ -52,6 +56,7 @@ export async function authenticateWithDataset(
       keyEmail: found.email,
     },
     dataset: row.dataset,
+    endpoint: row.endpoint,
   };
 }
 

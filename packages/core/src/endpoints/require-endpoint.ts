@@ -9,9 +9,11 @@ export async function requireEndpoint(
   ctx: ProjectContext,
   endpointId: string,
 ): Promise<EndpointRecord> {
+  // The cache may hold a record prefetched with the key, not yet checked: check it too.
   const cached = ctx.loaded?.get(`endpoint:${endpointId}`) as EndpointRecord | undefined;
-  if (cached) return cached;
-  const [endpoint] = await ctx.db.select().from(endpoints).where(eq(endpoints.id, endpointId));
+  const [endpoint] = cached
+    ? [cached]
+    : await ctx.db.select().from(endpoints).where(eq(endpoints.id, endpointId));
   if (!endpoint) throw new NotFoundError("Endpoint", endpointId);
   if (endpoint.projectId !== ctx.projectId) {
     throw new UnauthorizedError("API key is not valid for this endpoint's project");

@@ -34,10 +34,21 @@ export const ErrorEnvelope = z
   .openapi("Error");
 
 export function errorResponse(c: Context<HonoEnv>, code: ErrorCode, message: string): Response {
-  return c.json(
-    { error: { code, message, request_id: c.get("requestId") ?? "" } },
-    codeToStatus[code],
-  );
+  return c.json(envelope(c, code, message), codeToStatus[code]);
+}
+
+function envelope(c: Context<HonoEnv>, code: ErrorCode, message: string) {
+  return { error: { code, message, request_id: c.get("requestId") ?? "" } };
+}
+
+/**
+ * The envelope for an error met after a 200 was sent (a completion stream that fails
+ * mid-way): the same body as `handleError` would give, sent as the stream's last event.
+ */
+export function errorEvent(c: Context<HonoEnv>, err: unknown): string {
+  if (err instanceof ServiceError) return JSON.stringify(envelope(c, err.code, err.message));
+  logUnknown(c, err);
+  return JSON.stringify(envelope(c, "internal", INTERNAL_MESSAGE));
 }
 
 /** Known errors first, then Hono's HTTP exceptions, then the unknown (logged, 500). */
@@ -47,13 +58,19 @@ export function handleError(err: Error, c: Context<HonoEnv>): Response {
     const code = statusToCode.get(err.status) ?? (err.status >= 500 ? "internal" : "bad_request");
     return errorResponse(c, code, err.message || "Request failed");
   }
+  logUnknown(c, err);
+  return errorResponse(c, "internal", INTERNAL_MESSAGE);
+}
+
+const INTERNAL_MESSAGE = "Internal error; quote the request id when reporting it";
+
+function logUnknown(c: Context<HonoEnv>, err: unknown): void {
   console.error(
     JSON.stringify({
       level: "error",
       request_id: c.get("requestId"),
       error: String(err),
-      stack: err.stack,
+      stack: err instanceof Error ? err.stack : undefined,
     }),
   );
-  return errorResponse(c, "internal", "Internal error; quote the request id when reporting it");
 }

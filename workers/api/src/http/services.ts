@@ -23,6 +23,11 @@ export interface Services {
   /** sends a slice of work to the ingest worker */
   enqueue(message: IngestMessage): Promise<void>;
   project(projectId: string): ProjectContext;
+  /**
+   * Work that outlives the response (a completion stream's log row): `close` waits for it
+   * before closing the database. Hand the same promise to `waitUntil`.
+   */
+  defer(task: Promise<unknown>): void;
   /** closes what the request opened; the middleware hands this to `waitUntil` */
   close(): Promise<void>;
 }
@@ -39,6 +44,7 @@ export function createServices(config: Config, bindings: Bindings): Services {
     // Cloudflare's `Ai` is a superset of the `run` slice the providers use.
     ...(bindings.AI ? { AI: bindings.AI as unknown as AiBinding } : {}),
   };
+  const deferred: Promise<unknown>[] = [];
   return {
     config,
     db,
@@ -48,7 +54,11 @@ export function createServices(config: Config, bindings: Bindings): Services {
       await bindings.INGEST_QUEUE.send(message, { contentType: "json" });
     },
     project: (projectId) => ({ db: db(), projectId, loaded: new Map(), providers }),
+    defer: (task) => {
+      deferred.push(task);
+    },
     close: async () => {
+      await Promise.allSettled(deferred);
       await handle?.close();
     },
   };

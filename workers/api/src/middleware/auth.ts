@@ -17,20 +17,24 @@ function bearer(header: string | undefined): string | undefined {
 export const requireApiKey = createMiddleware<HonoEnv>(async (c, next) => {
   const services = c.get("services");
   const datasetId = DATASET_PATH.exec(c.req.path)?.[1];
-  const { caller, dataset } = await authenticateWithDataset(
+  const endpointId = ENDPOINT_PATH.exec(c.req.path)?.[1];
+  const { caller, dataset, endpoint } = await authenticateWithDataset(
     services.db(),
     bearer(c.req.header("authorization")),
     datasetId === undefined ? undefined : decodeURIComponent(datasetId),
+    endpointId === undefined ? undefined : decodeURIComponent(endpointId),
   );
   c.set("caller", caller);
   const project = services.project(caller.projectId);
   // Prefetched with the key; `requireDataset` still applies the ownership rule to it.
   if (dataset) project.loaded?.set(`dataset:${dataset.id}`, dataset);
+  if (endpoint) project.loaded?.set(`endpoint:${endpoint.id}`, endpoint);
   c.set("project", project);
   await next();
 });
 
 const DATASET_PATH = /^\/api\/datasets\/([^/]+)/;
+const ENDPOINT_PATH = /^(?:\/api)?\/endpoints\/([^/]+)/;
 
 /**
  * Ownership of the dataset or endpoint named in the path is settled before the body is

@@ -1,0 +1,83 @@
+import http from "node:http";
+
+export interface StreamTiming {
+  /** request start → the first SSE frame carrying text */
+  ttfbMs: number;
+  /** request start → the end of the body */
+  totalMs: number;
+  text: string;
+  frames: number;
+}
+
+/**
+ * POSTs a streaming completion and times it as a client sees it, on a keep-alive agent:
+ * the time to the first `data:` frame with text (OpenAI's `choices[0].text` or
+ * `choices[0].delta.content`), and to the end. Any non-200 reply throws.
+ */
+export function timeStream(
+  agent: http.Agent,
+  url: string,
+  body: unknown,
+  token: string,
+): Promise<StreamTiming> {
+  const payload = Buffer.from(JSON.stringify(body));
+  return new Promise((resolve, reject) => {
+    const start = process.hrtime.bigint();
+    const since = () => Number(process.hrtime.bigint() - start) / 1e6;
+    const req = http.request(
+      url,
+      {
+        method: "POST",
+        agent,
+        headers: {
+          authorization: `Bearer ${token}`,
+          "content-type": "application/json",
+          "content-length": payload.length,
+        },
+      },
+      (res) => {
+        let buffer = "";
+        let text = "";
+        let frames = 0;
+        let ttfbMs: number | undefined;
+        res.setEncoding("utf8");
+        res.on("data", (chunk: string) => {
+          buffer += chunk;
+          let end = buffer.indexOf("\n\n");
+          while (end !== -1) {
+            const frame = buffer.slice(0, end);
+            buffer = buffer.slice(end + 2);
+            end = buffer.indexOf("\n\n");
+            frames++;
+            const piece = textOf(frame);
+            if (piece) {
+              ttfbMs ??= since();
+              text += piece;
+            }
+          }
+        });
+        res.on("error", reject);
+        res.on("end", () => {
+          if (res.statusCode !== 200) {
+            reject(new Error(`${url} answered ${res.statusCode}: ${buffer.slice(0, 500)}`));
+          } else if (ttfbMs === undefined) {
+            reject(new Error(`${url} streamed no text`));
+          } else {
+            resolve({ ttfbMs, totalMs: since(), text, frames });
+          }
+        });
+      },
+    );
+    req.on("error", reject);
+    req.end(payload);
+  });
+}
+
+function textOf(frame: string): string {
+  if (!frame.startsWith("data: {")) return "";
+  const data = JSON.parse(frame.slice(6)) as {
+    choices?: { text?: string; delta?: { content?: string } }[];
+  };
+  const choice = data.choices?.[0];
+  return choice?.text ?? choice?.delta?.content ?? "";
+}

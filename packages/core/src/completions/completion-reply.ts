@@ -1,0 +1,108 @@
+import type { CompletionRun } from "./completion-run.ts";
+import type { CompletionCosts } from "./completion-usage.ts";
+import type { CompletionSearchResult } from "./search-context.ts";
+
+export interface CompletionChoice {
+  text: string;
+  index: number;
+  logprobs: null;
+  finish_reason: string;
+  /** the log entry's id, for E10 comments and E15 ratings */
+  usage_id: string;
+  /** only in the chat format (`/chat/completions`), where OpenAI's clients read it */
+  message?: { role: "assistant"; content: string };
+}
+
+/** SPEC's Completion response. */
+export interface CompletionResponse extends CompletionCosts {
+  id: string;
+  object: "text_completion" | "chat.completion";
+  created: number;
+  /** the model as the provider named it */
+  model: string;
+  choices: CompletionChoice[];
+  /** present when the endpoint searches */
+  search_results?: CompletionSearchResult[];
+  /** the endpoint's model, as the service knows it (`openai/gpt-4o-mini`) */
+  service_model_name: string;
+}
+
+export function completionResponse(
+  run: CompletionRun,
+  reply: { text: string; finishReason: string; modelId: string | undefined },
+  costs: CompletionCosts,
+  searchResults: CompletionSearchResult[],
+): CompletionResponse {
+  const choice: CompletionChoice = {
+    text: reply.text,
+    index: 0,
+    logprobs: null,
+    finish_reason: reply.finishReason,
+    usage_id: run.logId,
+  };
+  if (run.format === "chat") choice.message = { role: "assistant", content: reply.text };
+  return {
+    id: run.completionId,
+    object: run.format === "chat" ? "chat.completion" : "text_completion",
+    created: run.created,
+    model: reply.modelId ?? run.upstreamModel,
+    choices: [choice],
+    usage: costs.usage,
+    ...(run.usesSearch ? { search_results: searchResults } : {}),
+    prompt_cost: costs.prompt_cost,
+    completion_cost: costs.completion_cost,
+    service_model_name: run.endpoint.model,
+  };
+}
+
+/**
+ * OpenAI's stream chunks (DESIGN §5): `text_completion` with `choices[].text`, or
+ * `chat.completion.chunk` with `choices[].delta.content` (the first delta also carries the
+ * role). Every choice has its `index` and the `usage_id` of the log entry.
+ */
+export class ChunkWriter {
+  private first = true;
+
+  constructor(private readonly run: CompletionRun) {}
+
+  text(text: string): string {
+    const choice =
+      this.run.format === "chat"
+        ? { index: 0, delta: this.delta(text), logprobs: null, finish_reason: null }
+        : { text, index: 0, logprobs: null, finish_reason: null };
+    return this.chunk(choice);
+  }
+
+  /** The last chunk: the finish reason, and the usage as OpenAI's `include_usage` gives it. */
+  finish(finishReason: string, costs: CompletionCosts): string {
+    const choice =
+      this.run.format === "chat"
+        ? { index: 0, delta: {}, logprobs: null, finish_reason: finishReason }
+        : { text: "", index: 0, logprobs: null, finish_reason: finishReason };
+    return this.chunk(choice, { usage: costs.usage });
+  }
+
+  /** After `[DONE]`: the search results; empty `choices` keeps OpenAI-compatible readers happy. */
+  searchResults(results: CompletionSearchResult[]): string {
+    return JSON.stringify({ choices: [], search_results: results, usage_id: this.run.logId });
+  }
+
+  private delta(content: string): { role?: "assistant"; content: string } {
+    if (!this.first) return { content };
+    this.first = false;
+    return { role: "assistant", content };
+  }
+
+  private chunk(choice: object, extra: object = {}): string {
+    return JSON.stringify({
+      id: this.run.completionId,
+      object: this.run.format === "chat" ? "chat.completion.chunk" : "text_completion",
+      created: this.run.created,
+      model: this.run.upstreamModel,
+      choices: [{ ...choice, usage_id: this.run.logId }],
+      ...extra,
+    });
+  }
+}
+
+export const DONE = "[DONE]";

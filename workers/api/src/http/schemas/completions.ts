@@ -1,0 +1,90 @@
+import { z } from "@hono/zod-openapi";
+import { SearchResultSchema } from "./search.ts";
+
+/**
+ * E4's body and replies (SPEC, DESIGN §5), for the OpenAPI document and first-line
+ * validation; the domain validates again (`packages/core/src/completions/completion-input.ts`).
+ * Fields OpenAI clients add (`model`, `stop`, `stream_options`, …) are accepted and ignored.
+ */
+const Message = z
+  .object({
+    role: z.enum(["system", "user", "assistant", "developer"]),
+    content: z.union([
+      z.string(),
+      z.array(z.object({ type: z.literal("text"), text: z.string() }).loose()),
+    ]),
+  })
+  .loose();
+
+export const CompletionBody = z
+  .object({
+    values: z
+      .record(z.string(), z.unknown())
+      .nullable()
+      .optional()
+      .openapi({
+        description: "Values of the template's variables (those search does not fill)",
+        example: { question: "What is a transit?" },
+      }),
+    prompt: z
+      .union([z.string(), z.array(z.string())])
+      .nullable()
+      .optional()
+      .openapi({
+        description:
+          "Completion-style input: appended to a completion endpoint's rendered prompt (one item per line); on a chat endpoint each item is a user message",
+      }),
+    messages: z.array(Message).nullable().optional().openapi({
+      description: "Chat history appended to a chat endpoint's rendered messages",
+    }),
+    stream: z.boolean().nullable().optional().openapi({
+      description: "Reply with Server-Sent Events in OpenAI's chunk format",
+    }),
+    user: z.string().max(256).nullable().optional().openapi({
+      description: "The end user: passed to the provider and logged as the log's user_id",
+    }),
+  })
+  .loose()
+  .openapi("CompletionRequest");
+
+const Usage = z.object({
+  prompt_tokens: z.number().int(),
+  completion_tokens: z.number().int(),
+  total_tokens: z.number().int(),
+});
+
+export const CompletionSearchResultSchema = SearchResultSchema.extend({
+  image_paths: z.record(z.string(), z.string()).nullable(),
+  variable: z.string().openapi({ description: "The template variable the result filled" }),
+  last_accessed: z.string().openapi({ description: "When it was retrieved (ISO 8601)" }),
+}).openapi("CompletionSearchResult");
+
+export const CompletionResponseSchema = z
+  .object({
+    id: z.string(),
+    object: z.enum(["text_completion", "chat.completion"]),
+    created: z.number().int(),
+    model: z.string().openapi({ description: "The model as the provider named it" }),
+    choices: z.array(
+      z.object({
+        text: z.string(),
+        index: z.number().int(),
+        logprobs: z.null(),
+        finish_reason: z.string(),
+        usage_id: z.string().openapi({ description: "The log id, for comments and ratings" }),
+        message: z
+          .object({ role: z.literal("assistant"), content: z.string() })
+          .optional()
+          .openapi({ description: "Only on /chat/completions" }),
+      }),
+    ),
+    usage: Usage,
+    search_results: z
+      .array(CompletionSearchResultSchema)
+      .optional()
+      .openapi({ description: "Present when the endpoint searches" }),
+    prompt_cost: z.number().openapi({ description: "Dollars, from the model price table" }),
+    completion_cost: z.number(),
+    service_model_name: z.string().openapi({ example: "openai/gpt-4o-mini" }),
+  })
+  .openapi("Completion");
