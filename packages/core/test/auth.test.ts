@@ -1,7 +1,7 @@
 import type { Database } from "@quarry/db";
 import { apiKeys } from "@quarry/db";
 import { eq } from "drizzle-orm";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import {
   authenticateApiKey,
   createApiKey,
@@ -10,17 +10,13 @@ import {
   UnauthorizedError,
 } from "../src/index.ts";
 import { constantTimeEqual } from "../src/shared/crypto.ts";
-import { freshDatabase } from "./support/database.ts";
+import { useFreshDatabase } from "./support/database.ts";
 import { createTenant } from "./support/tenant.ts";
 
 let db: Database;
-let close: () => Promise<void>;
-beforeAll(async () => {
-  const fresh = await freshDatabase();
-  db = fresh.db;
-  close = () => fresh.pglite.close();
+useFreshDatabase((fresh) => {
+  db = fresh;
 });
-afterAll(() => close());
 
 describe("API keys", () => {
   it("authenticates a new key to its project", async () => {

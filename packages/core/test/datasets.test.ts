@@ -1,7 +1,7 @@
 import type { Database } from "@quarry/db";
 import { documents, rows } from "@quarry/db";
 import { count, eq } from "drizzle-orm";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import type { FileStore } from "../src/index.ts";
 import {
   createDataset,
@@ -12,17 +12,13 @@ import {
   listDatasets,
   listDocuments,
 } from "../src/index.ts";
-import { freshDatabase } from "./support/database.ts";
+import { useFreshDatabase } from "./support/database.ts";
 import { createTenant } from "./support/tenant.ts";
 
 let db: Database;
-let close: () => Promise<void>;
-beforeAll(async () => {
-  const fresh = await freshDatabase();
-  db = fresh.db;
-  close = () => fresh.pglite.close();
+useFreshDatabase((fresh) => {
+  db = fresh;
 });
-afterAll(() => close());
 
 const defaults = { embeddingModel: "local/hash" };
 const page = { offset: 0, pageSize: 100 };

@@ -1,7 +1,7 @@
 import type { Database } from "@quarry/db";
 import { endpointDeployments } from "@quarry/db";
 import { asc, eq } from "drizzle-orm";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import {
   createDataset,
   createEndpoint,
@@ -10,17 +10,13 @@ import {
   listEndpoints,
   updateEndpoint,
 } from "../src/index.ts";
-import { freshDatabase } from "./support/database.ts";
+import { useFreshDatabase } from "./support/database.ts";
 import { createTenant } from "./support/tenant.ts";
 
 let db: Database;
-let close: () => Promise<void>;
-beforeAll(async () => {
-  const fresh = await freshDatabase();
-  db = fresh.db;
-  close = () => fresh.pglite.close();
+useFreshDatabase((fresh) => {
+  db = fresh;
 });
-afterAll(() => close());
 
 const page = { offset: 0, pageSize: 100 };
 

@@ -1,7 +1,7 @@
 import type { Database } from "@quarry/db";
 import { documents } from "@quarry/db";
 import { and, eq } from "drizzle-orm";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import {
   createDataset,
   type IngestMessage,
@@ -12,17 +12,13 @@ import {
   SLICE_LIMITS,
   type SourceReader,
 } from "../src/index.ts";
-import { freshDatabase } from "./support/database.ts";
+import { useFreshDatabase } from "./support/database.ts";
 import { createTenant } from "./support/tenant.ts";
 
 let db: Database;
-let close: () => Promise<void>;
-beforeAll(async () => {
-  const fresh = await freshDatabase();
-  db = fresh.db;
-  close = () => fresh.pglite.close();
+useFreshDatabase((fresh) => {
+  db = fresh;
 });
-afterAll(() => close());
 
 /** Stored files in memory: R2 itself is exercised end to end through workerd. */
 class MemoryFiles implements SourceReader {

@@ -15,17 +15,13 @@ import {
   upsertRows,
   writeRowsOfDocument,
 } from "../src/index.ts";
-import { freshDatabase } from "./support/database.ts";
+import { useFreshDatabase } from "./support/database.ts";
 import { createTenant } from "./support/tenant.ts";
 
 let db: Database;
-let close: () => Promise<void>;
-beforeAll(async () => {
-  const fresh = await freshDatabase();
-  db = fresh.db;
-  close = () => fresh.pglite.close();
+useFreshDatabase((fresh) => {
+  db = fresh;
 });
-afterAll(() => close());
 
 const defaults = { embeddingModel: "local/hash" };
 const page = { offset: 0, pageSize: 1000 };

@@ -1,7 +1,7 @@
 import type { Database } from "@quarry/db";
 import { LocalHashEmbedder } from "@quarry/providers";
 import { sql } from "drizzle-orm";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import {
   createDataset,
   deleteDataset,
@@ -17,17 +17,13 @@ import {
   upsertRows,
   writeRowsOfDocument,
 } from "../src/index.ts";
-import { freshDatabase } from "./support/database.ts";
+import { useFreshDatabase } from "./support/database.ts";
 import { createTenant } from "./support/tenant.ts";
 
 let db: Database;
-let close: () => Promise<void>;
-beforeAll(async () => {
-  const fresh = await freshDatabase();
-  db = fresh.db;
-  close = () => fresh.pglite.close();
+useFreshDatabase((fresh) => {
+  db = fresh;
 });
-afterAll(() => close());
 
 const defaults = { embeddingModel: "local/hash" };
 const noFiles: FileStore = {

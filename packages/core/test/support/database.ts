@@ -3,6 +3,7 @@ import type { Database } from "@quarry/db";
 import { schema } from "@quarry/db";
 import { EMBEDDED_EXTENSIONS, openEmbeddedDatabase } from "@quarry/local-stack";
 import { drizzle } from "drizzle-orm/pglite";
+import { afterAll, beforeAll } from "vitest";
 
 let template: Promise<Blob> | undefined;
 
@@ -21,4 +22,18 @@ export async function freshDatabase(): Promise<{ db: Database; pglite: PGlite }>
     extensions: EMBEDDED_EXTENSIONS,
   });
   return { db: drizzle({ client: pglite, schema }) as unknown as Database, pglite };
+}
+
+/**
+ * Gives the calling test file a fresh database before its tests (`use` receives it) and
+ * closes it after them.
+ */
+export function useFreshDatabase(use: (db: Database) => void): void {
+  let pglite: PGlite | undefined;
+  beforeAll(async () => {
+    const fresh = await freshDatabase();
+    pglite = fresh.pglite;
+    use(fresh.db);
+  });
+  afterAll(() => pglite?.close());
 }
