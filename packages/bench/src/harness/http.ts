@@ -66,32 +66,46 @@ export function createHttpClient(
     }
     const label = `${url.pathname}${url.search}`;
 
-    return new Promise((resolve, reject) => {
-      const start = process.hrtime.bigint();
-      const req = transport.request(url, { method, headers, agent }, (res) => {
-        const chunks: Buffer[] = [];
-        res.on("data", (chunk: Buffer) => chunks.push(chunk));
-        res.on("error", reject);
-        res.on("end", () => {
-          const ms = Number(process.hrtime.bigint() - start) / 1e6;
-          const raw = Buffer.concat(chunks);
-          const text = raw.toString("utf8");
-          const status = res.statusCode ?? 0;
-          if (status < 200 || status > 299) {
-            reject(new HttpError(method, label, status, text));
-            return;
-          }
-          try {
-            const body = (text.length > 0 ? JSON.parse(text) : undefined) as T;
-            resolve({ status, body, ms, bytes: raw.length });
-          } catch {
-            reject(new HttpError(method, label, status, `not JSON: ${text.slice(0, 200)}`));
-          }
-        });
+    // A pooled keep-alive socket can be closed by the server's idle timeout while this
+    // process is busy (the embedded database runs in it, synchronously, for seconds under
+    // heavy writes): the request then dies with "socket hang up" before the server has read
+    // it. Node's documented remedy: send again when the failed request used a reused socket.
+    const send = (retries: number): Promise<Reply<T>> =>
+      attempt().catch((error: unknown) => {
+        if (retries > 0 && error instanceof StaleSocketError) return send(retries - 1);
+        throw error instanceof StaleSocketError ? error.cause : error;
       });
-      req.on("error", reject);
-      req.end(payload);
-    });
+    const attempt = () =>
+      new Promise<Reply<T>>((resolve, reject) => {
+        const start = process.hrtime.bigint();
+        const req = transport.request(url, { method, headers, agent }, (res) => {
+          const chunks: Buffer[] = [];
+          res.on("data", (chunk: Buffer) => chunks.push(chunk));
+          res.on("error", reject);
+          res.on("end", () => {
+            const ms = Number(process.hrtime.bigint() - start) / 1e6;
+            const raw = Buffer.concat(chunks);
+            const text = raw.toString("utf8");
+            const status = res.statusCode ?? 0;
+            if (status < 200 || status > 299) {
+              reject(new HttpError(method, label, status, text));
+              return;
+            }
+            try {
+              const body = (text.length > 0 ? JSON.parse(text) : undefined) as T;
+              resolve({ status, body, ms, bytes: raw.length });
+            } catch {
+              reject(new HttpError(method, label, status, `not JSON: ${text.slice(0, 200)}`));
+            }
+          });
+        });
+        req.on("error", (error: NodeJS.ErrnoException) => {
+          const stale = req.reusedSocket && (error.code === "ECONNRESET" || error.code === "EPIPE");
+          reject(stale ? new StaleSocketError(error) : error);
+        });
+        req.end(payload);
+      });
+    return send(2);
   }
 
   return {
@@ -101,4 +115,11 @@ export function createHttpClient(
     post: (path, body, opts) => request("POST", path, { ...opts, body }),
     close: () => agent.destroy(),
   };
+}
+
+/** A request that failed on a pooled socket the server had already closed. */
+class StaleSocketError extends Error {
+  constructor(override readonly cause: Error) {
+    super(cause.message);
+  }
 }
