@@ -53,6 +53,8 @@ const VOID = new Set([
   "wbr",
 ]);
 
+export const HEADINGS: ReadonlySet<string> = new Set(["h1", "h2", "h3", "h4", "h5", "h6"]);
+
 /** Start tags that close an open `<p>` (the spec's list, less the obsolete ones). */
 const CLOSES_P = new Set([
   "address",
@@ -70,12 +72,7 @@ const CLOSES_P = new Set([
   "figure",
   "footer",
   "form",
-  "h1",
-  "h2",
-  "h3",
-  "h4",
-  "h5",
-  "h6",
+  ...HEADINGS,
   "header",
   "hgroup",
   "hr",
@@ -94,7 +91,6 @@ const CLOSES_P = new Set([
   "table",
   "ul",
 ]);
-const HEADINGS = new Set(["h1", "h2", "h3", "h4", "h5", "h6"]);
 const HEAD_CONTENT = new Set([
   "title",
   "meta",

@@ -1,4 +1,4 @@
-import { type HtmlElement, walkHtmlElements } from "./html-elements.ts";
+import { HEADINGS, type HtmlElement, walkHtmlElements } from "./html-elements.ts";
 import { decodeHtmlEntities } from "./html-entities.ts";
 
 export interface HtmlText {
@@ -104,23 +104,10 @@ const CHROME_WORD =
 /** …unless the same attribute also says it is the content ("sidebar-content" is not chrome). */
 const CONTENT_WORD = /(?:^|[\s_-])(?:content|article|post|entry|story|text)(?:$|[\s_-])/i;
 /** Elements that are content by their nature, whatever their class says. */
-const NEVER_CHROME = new Set([
-  "html",
-  "body",
-  "article",
-  "main",
-  "p",
-  "h1",
-  "h2",
-  "h3",
-  "h4",
-  "h5",
-  "h6",
-  "pre",
-]);
+const NEVER_CHROME = new Set(["html", "body", "article", "main", "p", ...HEADINGS, "pre"]);
 
 /** What makes a form more than a search box or a login. */
-const PROSE = new Set(["p", "article", "main", "h1", "h2", "h3", "h4", "h5", "h6"]);
+const PROSE = new Set(["p", "article", "main", ...HEADINGS]);
 
 function isContentLandmark(element: HtmlElement): boolean {
   return element.tag === "article" || element.tag === "main" || element.role === "main";
@@ -243,12 +230,7 @@ function oneLine(raw: string): string {
 /** Separated from what follows by a blank line. */
 const PARAGRAPHS = new Set([
   "p",
-  "h1",
-  "h2",
-  "h3",
-  "h4",
-  "h5",
-  "h6",
+  ...HEADINGS,
   "ul",
   "ol",
   "dl",

@@ -14,7 +14,7 @@ import {
   toDocumentResult,
   toSearchResult,
 } from "./search-results.ts";
-import { SemanticSearch } from "./search-rows.ts";
+import { fusedConfidence, SemanticSearch } from "./search-rows.ts";
 
 /**
  * E1: E3's `top_k_documents` documents, then E2 over their rows (DESIGN §5: the dataset's
@@ -55,10 +55,7 @@ export async function documentFilteredSearch(
         AND r.document_id IN (SELECT document_id FROM doc_scores)
     ),
     fused AS (
-      SELECT c.id,
-             ${weight} * greatest(0, 1 - coalesce(c.distance, 1))
-             + (1 - ${weight}) * coalesce(c.score / nullif((SELECT max(score) FROM candidates), 0), 0)
-               AS confidence
+      SELECT c.id, ${fusedConfidence(weight)} AS confidence
       FROM candidates c
       ORDER BY confidence DESC, c.id
       LIMIT ${params.topKRows}::int

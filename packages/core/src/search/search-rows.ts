@@ -248,14 +248,21 @@ function hybridSql(dataset: DatasetRecord, semantic: SemanticSearch, input: Rank
     WHERE k.id NOT IN (SELECT id FROM semantic)
   ),
   fused AS (
-    SELECT c.id,
-           ${alpha} * greatest(0, 1 - coalesce(c.distance, 1))
-           + (1 - ${alpha}) * coalesce(c.score / nullif((SELECT max(score) FROM candidates), 0), 0)
-             AS confidence
+    SELECT c.id, ${fusedConfidence(alpha)} AS confidence
     FROM candidates c
   )
   SELECT r.id, r.data, r.metadata, f.confidence
   FROM fused f JOIN rows r ON r.id = f.id
   ORDER BY f.confidence DESC, f.id
   ${semantic.limit(input.topK, n)}`;
+}
+
+/**
+ * DESIGN §5's confidence of a candidate `c(distance, score)` in a `candidates` CTE:
+ * alpha · semantic + (1 − alpha) · keyword, where semantic is the cosine similarity clamped to
+ * [0, 1] (0 without an embedding) and keyword the BM25 score over the best candidate's.
+ */
+export function fusedConfidence(alpha: SQL): SQL {
+  return sql`${alpha} * greatest(0, 1 - coalesce(c.distance, 1))
+    + (1 - ${alpha}) * coalesce(c.score / nullif((SELECT max(score) FROM candidates), 0), 0)`;
 }
