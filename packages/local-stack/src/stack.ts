@@ -7,6 +7,7 @@ import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import type { PGlite } from "@electric-sql/pglite";
 import { openEmbeddedDatabase } from "./embedded-database.ts";
+import { type Maintenance, startEmbeddedMaintenance } from "./embedded-maintenance.ts";
 import { freePort } from "./free-port.ts";
 import { type PgServer, startPgServer } from "./pg-server/index.ts";
 import { writeLocalConfigs } from "./wrangler-configs.ts";
@@ -32,8 +33,11 @@ export interface Stack {
   adminToken: string;
   adminTokenGenerated: boolean;
   databaseUrl: string;
+  /** the loopback Postgres server; `pg.faults` cuts its client connections (tests only) */
   pg: PgServer;
   database: PGlite;
+  /** autovacuum for the embedded database; `runDue()` brings statistics up to date now */
+  maintenance: Maintenance;
   stop(): Promise<void>;
 }
 
@@ -55,6 +59,7 @@ export async function startStack(options: StackOptions): Promise<Stack> {
   log(`database ready in ${Date.now() - started} ms`);
   const pg = await startPgServer(database, { host: "127.0.0.1" });
   const databaseUrl = `postgres://quarry:quarry@127.0.0.1:${pg.pgPort}/postgres?sslmode=disable`;
+  const maintenance = startEmbeddedMaintenance(database, { log });
 
   const configs = await writeLocalConfigs(REPO_ROOT, join(dataDir, "wrangler"), {
     DATABASE_URL: databaseUrl,
@@ -75,6 +80,7 @@ export async function startStack(options: StackOptions): Promise<Stack> {
   const stop = () => {
     stopping ??= (async () => {
       await stopProcess(wrangler);
+      await maintenance.stop();
       await pg.close();
       await database.close();
     })();
@@ -95,6 +101,7 @@ export async function startStack(options: StackOptions): Promise<Stack> {
     databaseUrl,
     pg,
     database,
+    maintenance,
     stop,
   };
 }

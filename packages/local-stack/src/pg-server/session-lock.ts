@@ -11,6 +11,8 @@ import type { PGlite } from "@electric-sql/pglite";
 export class SessionLock<Owner> {
   private current: Owner | undefined;
   private readonly waiters: { owner: Owner; grant: (granted: boolean) => void }[] = [];
+  /** How many times the session changed hands: a cheap activity signal for maintenance. */
+  grants = 0;
 
   get owner(): Owner | undefined {
     return this.current;
@@ -25,6 +27,7 @@ export class SessionLock<Owner> {
     if (this.current === owner) return Promise.resolve(true);
     if (this.current === undefined) {
       this.current = owner;
+      this.grants++;
       return Promise.resolve(true);
     }
     return new Promise((grant) => this.waiters.push({ owner, grant }));
@@ -34,6 +37,7 @@ export class SessionLock<Owner> {
     if (this.current !== owner) return;
     const next = this.waiters.shift();
     this.current = next?.owner;
+    if (next) this.grants++;
     next?.grant(true);
   }
 

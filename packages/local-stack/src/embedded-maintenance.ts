@@ -1,0 +1,134 @@
+import type { PGlite } from "@electric-sql/pglite";
+import { sessionLockFor } from "./pg-server/session-lock.ts";
+
+/**
+ * Autovacuum for the embedded database. PGlite runs Postgres in single-user mode, where the
+ * autovacuum launcher never starts: without this, planner statistics stay empty (filtered
+ * and deep-offset queries get the plans of an empty table), the dead versions that every
+ * keyword-statistics update and row replacement leaves are never reclaimed, and the
+ * visibility map is never set (no index-only scans). Production Postgres (Neon) has its own
+ * autovacuum; only the local stack uses this.
+ *
+ * PGlite has one session, so maintenance blocks every client while it runs. It therefore
+ * waits until the database has been idle for `idleMs`, takes the shared session like a
+ * client connection would, and works one table per turn so a client that arrives meanwhile
+ * waits for one table at most (ANALYZE of 100k rows takes about a second).
+ */
+export interface MaintenanceOptions {
+  /** quiet time before maintenance may take the session (default 2000 ms) */
+  idleMs?: number;
+  /** how often to look (default 1000 ms) */
+  pollMs?: number;
+  log?: (line: string) => void;
+}
+
+export interface Maintenance {
+  /** Runs every due task now (waiting for the session, not for idleness); returns what ran. */
+  runDue(): Promise<string[]>;
+  stop(): Promise<void>;
+}
+
+// Postgres's own autovacuum defaults (autovacuum_*_threshold and *_scale_factor).
+const DUE_TASKS = `
+  SELECT format('%I', s.relname) AS name,
+         c.reltuples < 0
+           OR s.n_mod_since_analyze > 50 + 0.1 * greatest(c.reltuples, 0) AS analyze,
+         s.n_dead_tup > 50 + 0.2 * greatest(c.reltuples, 0)
+           OR s.n_ins_since_vacuum > 1000 + 0.2 * greatest(c.reltuples, 0) AS vacuum
+  FROM pg_stat_user_tables s JOIN pg_class c ON c.oid = s.relid
+  WHERE s.schemaname = 'public'
+  ORDER BY s.relname`;
+
+interface DueTask {
+  name: string;
+  analyze: boolean;
+  vacuum: boolean;
+}
+
+export function startEmbeddedMaintenance(
+  db: PGlite,
+  options: MaintenanceOptions = {},
+): Maintenance {
+  const idleMs = options.idleMs ?? 2000;
+  const log = options.log ?? (() => {});
+  const lock = sessionLockFor<unknown>(db);
+  const owner = { name: "maintenance" };
+  let stopped = false;
+  let running: Promise<string[]> | undefined;
+  let lastGrants = lock.grants;
+  let quietSince = Date.now();
+
+  /** Holds the shared session for one statement (or query), as a client would. */
+  async function withSession<T>(work: () => Promise<T>): Promise<T | undefined> {
+    if (!(await lock.acquire(owner))) return undefined;
+    try {
+      return await work();
+    } finally {
+      lock.release(owner);
+    }
+  }
+
+  async function runDue(shouldContinue: () => boolean = () => true): Promise<string[]> {
+    const done: string[] = [];
+    const due =
+      (await withSession(async () => {
+        // Every client shares this one session, whose statistics are flushed lazily (at most
+        // once a second): flush them so the counts include the latest writes.
+        await db.query("SELECT pg_stat_force_next_flush()");
+        return (await db.query<DueTask>(DUE_TASKS)).rows;
+      })) ?? [];
+    for (const task of due) {
+      if (stopped || !shouldContinue()) break;
+      const statement = task.vacuum
+        ? `VACUUM (ANALYZE) ${task.name}`
+        : task.analyze
+          ? `ANALYZE ${task.name}`
+          : undefined;
+      if (!statement) continue;
+      const started = Date.now();
+      await withSession(() => db.exec(statement));
+      done.push(statement);
+      log(`[maintenance] ${statement} (${Date.now() - started} ms)`);
+    }
+    return done;
+  }
+
+  const single = (shouldContinue?: () => boolean) => {
+    running ??= runDue(shouldContinue).finally(() => {
+      running = undefined;
+      // Our own turns are not client activity.
+      lastGrants = lock.grants;
+      quietSince = Date.now();
+    });
+    return running;
+  };
+
+  const isQuiet = () =>
+    lock.owner === undefined && lock.waiting === 0 && lock.grants === lastGrants;
+  const timer = setInterval(() => {
+    if (stopped || running) return;
+    if (!isQuiet()) {
+      lastGrants = lock.grants;
+      quietSince = Date.now();
+      return;
+    }
+    if (Date.now() - quietSince < idleMs) return;
+    // Between tables, give way as soon as a client has asked for the session.
+    single(() => lock.waiting === 0).catch((error) =>
+      log(`[maintenance] failed: ${error instanceof Error ? error.message : String(error)}`),
+    );
+  }, options.pollMs ?? 1000);
+  timer.unref();
+
+  return {
+    async runDue() {
+      await running?.catch(() => {});
+      return single();
+    },
+    async stop() {
+      stopped = true;
+      clearInterval(timer);
+      await running?.catch(() => {});
+    },
+  };
+}
