@@ -11,6 +11,7 @@ import {
 } from "./middleware/auth.ts";
 import { jsonBodyLimit } from "./middleware/body-limit.ts";
 import { requestId } from "./middleware/request-id.ts";
+import { securityHeaders } from "./middleware/security-headers.ts";
 import { services } from "./middleware/services.ts";
 import { registerAdmin } from "./routes/admin.ts";
 import { registerCompletions } from "./routes/completions.ts";
@@ -28,6 +29,7 @@ import { registerUploads } from "./routes/upload.ts";
 export function createApp(config: (env: HonoEnv["Bindings"]) => Config) {
   const app = new OpenAPIHono<HonoEnv>({ defaultHook: validationHook });
   app.use("*", requestId);
+  app.use("*", securityHeaders);
   app.use("*", services(config));
   app.use("/admin/*", requireAdmin);
   app.use("/api/*", requireApiKey);

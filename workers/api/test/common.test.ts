@@ -196,3 +196,37 @@ describe("operations with a JSON body", () => {
     },
   );
 });
+
+describe("response headers", () => {
+  const LOCKED = {
+    "x-content-type-options": "nosniff",
+    "referrer-policy": "no-referrer",
+    "x-frame-options": "DENY",
+    "content-security-policy": "default-src 'none'; frame-ancestors 'none'",
+  };
+
+  it("lock down JSON replies, errors included, and keep tenants' data out of caches", async () => {
+    const replies = [
+      await call("/health"),
+      await call("/api/datasets", { token: tenant.key }),
+      await call(`/api/datasets/${ids.dataset}`, { token: tenant.key }),
+      await call("/api/datasets", { token: null }),
+      await call("/no/such/route"),
+      await call("/api/datasets", { method: "POST", token: tenant.key, body: "{not json" }),
+    ];
+    for (const reply of replies) {
+      const seen = Object.fromEntries(Object.keys(LOCKED).map((h) => [h, reply.headers.get(h)]));
+      expect(seen, `${reply.status} ${reply.text.slice(0, 80)}`).toEqual(LOCKED);
+      expect(reply.headers.get("cache-control")).toBe("no-store");
+      expect(reply.headers.get("strict-transport-security")).toMatch(/^max-age=\d{7,}/);
+    }
+  });
+
+  it("let the API reference page load its renderer", async () => {
+    const docs = await call("/docs");
+    expect(docs.status).toBe(200);
+    expect(docs.headers.get("content-type")).toMatch(/^text\/html/);
+    expect(docs.headers.get("content-security-policy")).toBeNull();
+    expect(docs.headers.get("x-content-type-options")).toBe("nosniff");
+  });
+});

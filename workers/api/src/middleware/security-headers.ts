@@ -1,0 +1,27 @@
+import { createMiddleware } from "hono/factory";
+import type { HonoEnv } from "../http/hono-env.ts";
+
+/**
+ * Headers every response carries. API replies hold tenants' data, so no cache may keep them
+ * (a route that chose its own Cache-Control, like the SSE stream's no-cache, keeps it); no
+ * browser may sniff a JSON reply into HTML or frame it; URLs never leak through Referer.
+ * The API reference page (`/docs`) loads its renderer from a CDN, so only JSON and stream
+ * replies get the lock-everything Content-Security-Policy.
+ */
+const ALWAYS: Record<string, string> = {
+  "X-Content-Type-Options": "nosniff",
+  "Referrer-Policy": "no-referrer",
+  "X-Frame-Options": "DENY",
+  "Strict-Transport-Security": "max-age=31536000; includeSubDomains",
+};
+const LOCKED_DOWN_CSP = "default-src 'none'; frame-ancestors 'none'";
+
+export const securityHeaders = createMiddleware<HonoEnv>(async (c, next) => {
+  await next();
+  const headers = c.res.headers;
+  for (const [name, value] of Object.entries(ALWAYS)) headers.set(name, value);
+  if (!headers.has("Cache-Control")) headers.set("Cache-Control", "no-store");
+  if (!headers.get("Content-Type")?.startsWith("text/html")) {
+    headers.set("Content-Security-Policy", LOCKED_DOWN_CSP);
+  }
+});
