@@ -24,6 +24,8 @@ function usage(problem?: string): never {
       "  BASE          run against this running stack instead of starting one",
       "  ADMIN_TOKEN   its admin token (required with BASE)",
       "  DATABASE_URL  its Postgres, for raw-SQL baselines and query plans (optional with BASE)",
+      "  LOAD_CLIENTS  load: concurrent clients (default 16)",
+      "  LOAD_SECONDS  load: duration in seconds (default 60 × BENCH_SCALE)",
       "",
     ].join("\n"),
   );

@@ -441,6 +441,45 @@ describe("idle in transaction", () => {
   });
 });
 
+describe("fault injection (test-only connection cuts)", () => {
+  async function doomedClient() {
+    const client = await pgClient();
+    const error = new Promise<Error>((resolve) => client.on("error", resolve));
+    return { client, error };
+  }
+
+  it("dropAll cuts every client at once; open transactions are rolled back", async () => {
+    const { client, error } = await doomedClient();
+    await client.query("BEGIN");
+    await client.query("INSERT INTO items (label) VALUES ('cut-all')");
+    expect(server.faults.dropAll()).toBeGreaterThanOrEqual(1);
+    await expect(client.query("COMMIT")).rejects.toThrow();
+    expect((await error).message).toMatch(/terminated unexpectedly|ECONNRESET/);
+    await waitForNoConnections();
+    expect(await countLabel("cut-all")).toBe(0);
+  });
+
+  it("dropAfter cuts the next connections after their K-th message, then disarms", async () => {
+    const before = server.faults.dropped;
+    // startup (1), BEGIN (2), INSERT (3): cut once the INSERT has run, before COMMIT
+    server.faults.dropAfter({ connections: 1, afterMessages: 3 });
+    const { client, error } = await doomedClient();
+    await client.query("BEGIN");
+    await client.query("INSERT INTO items (label) VALUES ('cut-after')").catch(() => {});
+    await expect(client.query("COMMIT")).rejects.toThrow();
+    await error;
+    await waitForNoConnections();
+    expect(server.faults.dropped).toBe(before + 1);
+    // disarmed: the next client runs the same transaction to the end
+    const next = await pgClient();
+    await next.query("BEGIN");
+    await next.query("INSERT INTO items (label) VALUES ('cut-after')");
+    await next.query("COMMIT");
+    await next.end();
+    expect(await countLabel("cut-after")).toBe(1);
+  });
+});
+
 describe("close()", () => {
   it("drops open connections, rolls back, and leaves PGlite usable", async () => {
     const extra = await startPgServer(db);

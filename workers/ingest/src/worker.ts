@@ -33,14 +33,12 @@ export default {
       ...(env.OPENAI_BASE_URL ? { OPENAI_BASE_URL: env.OPENAI_BASE_URL } : {}),
       ...(env.AI ? { AI: env.AI as unknown as AiBinding } : {}),
     };
-    const faults = faultsFrom(env.INGEST_FAULT_RATE);
     const realDeps: IngestDeps = {
       source: r2SourceReader(env.FILES),
       enqueue: async (next: IngestMessage) => {
         await env.INGEST_QUEUE.send(next, { contentType: "json" });
       },
     };
-    const deps = faults ? faults.wrap(realDeps) : realDeps;
     try {
       for (const message of batch.messages) {
         const body = message.body;
@@ -54,7 +52,13 @@ export default {
           message.ack();
           continue;
         }
-        const project: ProjectContext = { db, projectId: body.projectId, providers };
+        const faults = faultsFrom(env.INGEST_FAULT_RATE, message.attempts);
+        const deps = faults ? faults.wrap(realDeps) : realDeps;
+        const project: ProjectContext = {
+          db: faults ? faults.wrapDatabase(db) : db,
+          projectId: body.projectId,
+          providers,
+        };
         try {
           const outcome = await runIngestSlice(project, body, deps);
           log("info", "slice", {

@@ -1,6 +1,7 @@
 import type { Bench } from "../harness/bench.ts";
 import { completionsBench } from "./completions.ts";
 import { ingestBench } from "./ingest.ts";
+import { loadBench } from "./load.ts";
 import { rowsBench } from "./rows.ts";
 import { searchBench } from "./search.ts";
 
@@ -10,4 +11,5 @@ export const benches: Record<string, Bench> = {
   [searchBench.name]: searchBench,
   [ingestBench.name]: ingestBench,
   [completionsBench.name]: completionsBench,
+  [loadBench.name]: loadBench,
 };

@@ -190,9 +190,10 @@ async function waitForRows(http: HttpClient, key: string, dataset: string, id: s
 }
 
 /**
- * A second stack whose ingest worker fails at random points (before writes, after commits,
- * before acks) with probability FAULT_RATE each; every document must still end `ready` with
- * exactly its rows.
+ * A second stack whose ingest worker fails a delivery with probability FAULT_RATE, at a random
+ * point (before the writes, before the commit, between slices, before the ack; see
+ * workers/ingest/src/fault-injection.ts); every document must still end `ready` with exactly
+ * its rows.
  */
 async function faultRun({ scale, progress }: BenchContext) {
   const dataDir = await mkdtemp(join(tmpdir(), "quarry-bench-faults-"));

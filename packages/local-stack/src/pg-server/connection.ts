@@ -1,4 +1,5 @@
 import type { PGlite } from "@electric-sql/pglite";
+import type { FaultPolicy } from "./faults.ts";
 import { FrontendFramer, type FrontendMessage, ProtocolError } from "./framer.ts";
 import {
   copyFailMessage,
@@ -20,6 +21,8 @@ export interface PgConnectionOptions {
   idleInTransactionMs: number;
   log: (msg: string) => void;
   onClosed: (connection: PgConnection) => void;
+  /** test-only connection cuts (see PgServerFaults); a flag check per message when off */
+  faults?: FaultPolicy;
 }
 
 // Single byte 'N': "no SSL / no GSS encryption here, carry on in plaintext".
@@ -47,6 +50,8 @@ export class PgConnection implements TransportSink {
   private closing = false;
   private closeHow: "end" | "destroy" = "end";
   private tornDown = false;
+  /** Messages executed so far (the startup message is the first). */
+  private handled = 0;
   /** True once we sent PGlite anything since acquiring the lock. */
   private touchedSession = false;
   private idleTimer: NodeJS.Timeout | undefined;
@@ -84,6 +89,17 @@ export class PgConnection implements TransportSink {
     this.kick();
   }
 
+  /**
+   * Fault injection: destroys the client's socket at once (the client sees its connection
+   * drop), then tears down as for any disconnect once the message in flight has finished.
+   */
+  cut(reason: string): boolean {
+    if (this.closing) return false;
+    this.opts.transport.destroy();
+    this.close(reason, "destroy");
+    return true;
+  }
+
   private log(msg: string): void {
     this.opts.log(`[pg-server #${this.id}] ${msg}`);
   }
@@ -101,6 +117,11 @@ export class PgConnection implements TransportSink {
         const message = this.inbox.shift();
         if (!message) break;
         await this.handle(message);
+        this.handled++;
+        const faults = this.opts.faults;
+        if (faults?.armed && faults.shouldCut(this.handled)) {
+          if (this.cut(`injected fault after message ${this.handled}`)) faults.dropped++;
+        }
       }
     } catch (err) {
       this.log(`failed: ${err instanceof Error ? err.message : String(err)}`);

@@ -1,5 +1,6 @@
 import type { PGlite } from "@electric-sql/pglite";
 import { PgConnection } from "./connection.ts";
+import { FaultPolicy, type PgServerFaults } from "./faults.ts";
 import { sessionLockFor } from "./session-lock.ts";
 import { listenTcp } from "./tcp-listener.ts";
 import type { Listener, Transport, TransportSink } from "./transport.ts";
@@ -30,7 +31,11 @@ export interface PgServer {
   connectionCount(): number;
   /** Closes both listeners and drops every client (rolling back); leaves `db` open. */
   close(): Promise<void>;
+  /** Test-only: cuts client connections as a network failure would (off until used). */
+  faults: PgServerFaults;
 }
+
+export type { PgServerFaults } from "./faults.ts";
 
 /**
  * Serves one PGlite instance to many Postgres clients at once, over TCP and over
@@ -44,6 +49,7 @@ export async function startPgServer(db: PGlite, opts: PgServerOptions = {}): Pro
   const idleInTransactionMs = opts.idleInTransactionMs ?? 30_000;
   const lock = sessionLockFor<PgConnection>(db);
   const connections = new Set<PgConnection>();
+  const faultPolicy = new FaultPolicy();
   let shuttingDown = false;
 
   const accept = (transport: Transport): TransportSink => {
@@ -54,6 +60,7 @@ export async function startPgServer(db: PGlite, opts: PgServerOptions = {}): Pro
       idleInTransactionMs,
       log,
       onClosed: (c) => connections.delete(c),
+      faults: faultPolicy,
     });
     connections.add(connection);
     // Accepted in the gap between close() starting and the listener stopping.
@@ -78,6 +85,19 @@ export async function startPgServer(db: PGlite, opts: PgServerOptions = {}): Pro
     wsPort: ws.port,
     host,
     connectionCount: () => connections.size,
+    faults: {
+      dropAll() {
+        let cut = 0;
+        for (const c of connections) if (c.cut("injected fault: all connections dropped")) cut++;
+        faultPolicy.dropped += cut;
+        return cut;
+      },
+      dropAfter: ({ connections: count, afterMessages }) => faultPolicy.arm(count, afterMessages),
+      reset: () => faultPolicy.reset(),
+      get dropped() {
+        return faultPolicy.dropped;
+      },
+    },
     close() {
       closed ??= (async () => {
         shuttingDown = true;

@@ -1,4 +1,5 @@
 import http from "node:http";
+import { HttpError } from "../../harness/http.ts";
 
 export interface StreamTiming {
   /** request start → the first SSE frame carrying text */
@@ -7,12 +8,16 @@ export interface StreamTiming {
   totalMs: number;
   text: string;
   frames: number;
+  /** whether the stream ended with `data: [DONE]` (a stream that failed mid-way does not) */
+  done: boolean;
+  /** the `usage_id` of the first choice (the log id), when the chunks carry one */
+  usageId: string | undefined;
 }
 
 /**
  * POSTs a streaming completion and times it as a client sees it, on a keep-alive agent:
  * the time to the first `data:` frame with text (OpenAI's `choices[0].text` or
- * `choices[0].delta.content`), and to the end. Any non-200 reply throws.
+ * `choices[0].delta.content`), and to the end. Any non-200 reply throws an `HttpError`.
  */
 export function timeStream(
   agent: http.Agent,
@@ -39,6 +44,8 @@ export function timeStream(
         let buffer = "";
         let text = "";
         let frames = 0;
+        let done = false;
+        let usageId: string | undefined;
         let ttfbMs: number | undefined;
         res.setEncoding("utf8");
         res.on("data", (chunk: string) => {
@@ -49,6 +56,8 @@ export function timeStream(
             buffer = buffer.slice(end + 2);
             end = buffer.indexOf("\n\n");
             frames++;
+            if (frame === "data: [DONE]") done = true;
+            usageId ??= usageIdOf(frame);
             const piece = textOf(frame);
             if (piece) {
               ttfbMs ??= since();
@@ -59,11 +68,11 @@ export function timeStream(
         res.on("error", reject);
         res.on("end", () => {
           if (res.statusCode !== 200) {
-            reject(new Error(`${url} answered ${res.statusCode}: ${buffer.slice(0, 500)}`));
+            reject(new HttpError("POST", url, res.statusCode ?? 0, buffer.slice(0, 2000)));
           } else if (ttfbMs === undefined) {
             reject(new Error(`${url} streamed no text`));
           } else {
-            resolve({ ttfbMs, totalMs: since(), text, frames });
+            resolve({ ttfbMs, totalMs: since(), text, frames, done, usageId });
           }
         });
       },
@@ -71,6 +80,13 @@ export function timeStream(
     req.on("error", reject);
     req.end(payload);
   });
+}
+
+function usageIdOf(frame: string): string | undefined {
+  const at = frame.indexOf('"usage_id":"');
+  if (at === -1) return undefined;
+  const start = at + '"usage_id":"'.length;
+  return frame.slice(start, frame.indexOf('"', start));
 }
 
 function textOf(frame: string): string {

@@ -1,39 +1,55 @@
 import { readdir, readFile } from "node:fs/promises";
 
-/** Resident memory of this process's descendants named `name` (the stack's workerd), by pid. */
-export async function descendantRss(name: string): Promise<Map<number, number>> {
-  const parents = new Map<number, number>();
-  const names = new Map<number, string>();
+export interface ProcessInfo {
+  pid: number;
+  ppid: number;
+  /** the command name (`/proc/<pid>/stat`'s comm), e.g. "workerd", "node" */
+  name: string;
+}
+
+/** Every descendant of this process (the stack's wrangler and its workerd children). */
+export async function descendantProcesses(): Promise<ProcessInfo[]> {
+  const all: ProcessInfo[] = [];
   for (const entry of await readdir("/proc")) {
     if (!/^\d+$/.test(entry)) continue;
     try {
       const stat = await readFile(`/proc/${entry}/stat`, "utf8");
       // "pid (comm) state ppid …": comm may contain spaces, so split after the last ')'
       const close = stat.lastIndexOf(")");
-      const comm = stat.slice(stat.indexOf("(") + 1, close);
+      const name = stat.slice(stat.indexOf("(") + 1, close);
       const ppid = Number(stat.slice(close + 2).split(" ")[1]);
-      parents.set(Number(entry), ppid);
-      names.set(Number(entry), comm);
+      all.push({ pid: Number(entry), ppid, name });
     } catch {
       // the process ended while we looked
     }
   }
+  const parents = new Map(all.map((p) => [p.pid, p.ppid]));
   const isDescendant = (pid: number) => {
     for (let p = parents.get(pid); p !== undefined && p > 1; p = parents.get(p)) {
       if (p === process.pid) return true;
     }
     return false;
   };
+  return all.filter((p) => isDescendant(p.pid));
+}
+
+/** Resident set size of `pid` in bytes; undefined when it is gone. */
+export async function rssOf(pid: number): Promise<number | undefined> {
+  try {
+    const status = await readFile(`/proc/${pid}/status`, "utf8");
+    return Number(/VmRSS:\s+(\d+)/.exec(status)?.[1] ?? 0) * 1024;
+  } catch {
+    return undefined;
+  }
+}
+
+/** Resident memory of this process's descendants named `name` (the stack's workerd), by pid. */
+export async function descendantRss(name: string): Promise<Map<number, number>> {
   const rss = new Map<number, number>();
-  for (const [pid, comm] of names) {
-    if (comm !== name || !isDescendant(pid)) continue;
-    try {
-      const status = await readFile(`/proc/${pid}/status`, "utf8");
-      const kb = Number(/VmRSS:\s+(\d+)/.exec(status)?.[1] ?? 0);
-      rss.set(pid, kb * 1024);
-    } catch {
-      // gone
-    }
+  for (const p of await descendantProcesses()) {
+    if (p.name !== name) continue;
+    const bytes = await rssOf(p.pid);
+    if (bytes !== undefined) rss.set(p.pid, bytes);
   }
   return rss;
 }

@@ -1,0 +1,215 @@
+import http from "node:http";
+import {
+  type FakeOpenAI,
+  startFakeOpenAI,
+} from "../../../../workers/api/test/support/fake-openai-server.ts";
+import { createQuarryApi } from "../harness/api.ts";
+import { type Bench, scaled } from "../harness/bench.ts";
+import { runConcurrent } from "../harness/concurrency.ts";
+import { hashSeed, seededRandom } from "../harness/random.ts";
+import { fmt } from "../harness/report.ts";
+import { perSecond, round, startTimer } from "../harness/stats.ts";
+import { createTenant, TargetConfigError } from "../harness/target.ts";
+import { createTextCorpus } from "../harness/text-corpus.ts";
+import { verifyIntegrity } from "./load/integrity.ts";
+import { heapNow, trackMemory } from "./load/memory.ts";
+import {
+  type Ledger,
+  type LoadTarget,
+  MIX,
+  OPERATIONS,
+  pickOperation,
+  runOperation,
+  UPSERT_ROWS,
+} from "./load/operations.ts";
+import { Recorder, withDeadline } from "./load/recorder.ts";
+
+/**
+ * `pnpm bench load` (issue 7): LOAD_CLIENTS (16) concurrent clients for LOAD_SECONDS (60)
+ * against the local stack, each picking its next request from a fixed mix: searches (E2
+ * semantic and hybrid, E3, E1 on a hybrid dataset of 2,000 rows), E11 upserts of 10 rows
+ * into new documents, E9 uploads of small text and CSV files (ingested by the queue worker
+ * meanwhile), and E4 completions, JSON and streamed, half of them with a search block,
+ * against a loopback OpenAI-compatible upstream (the e2e tests' fake server, `openai/reply`).
+ *
+ * Reports throughput, p50/p95/p99 per operation, failures by status (target: no 5xx), the
+ * write integrity afterwards (every acknowledged upsert stored exactly once, every
+ * acknowledged upload `ready` with exactly its rows, every acknowledged completion logged
+ * once), and the resident memory of each process at the start, peak and end.
+ *
+ * Against a running stack (`BASE`), start that stack with
+ * OPENAI_BASE_URL=http://127.0.0.1:<BENCH_UPSTREAM_PORT>/v1 (default port 8790).
+ */
+const CLIENTS = 16;
+const SECONDS = 60;
+const SEED_ROWS = 2000;
+const SEED_BATCH = 100;
+const REQUEST_DEADLINE_MS = 60_000;
+const MODEL = "openai/reply";
+
+let upstream: FakeOpenAI | undefined;
+
+export const loadBench: Bench = {
+  name: "load",
+  summary:
+    "16 clients × 60 s of mixed search, upserts, uploads, completions: latency, errors, integrity, RSS",
+  async prepare(progress) {
+    const port = process.env.BASE ? Number(process.env.BENCH_UPSTREAM_PORT ?? 8790) : 0;
+    upstream = await startFakeOpenAI({ port });
+    progress(`loopback upstream at ${upstream.url}`);
+    const started = upstream;
+    return {
+      stack: { openaiBaseUrl: started.url, openaiApiKey: "sk-bench" },
+      close: () => started.close(),
+    };
+  },
+  async run({ target, http: client, scale, progress }) {
+    if (!upstream) throw new Error("prepare() did not run");
+    const clients = positiveInteger("LOAD_CLIENTS", CLIENTS);
+    const seconds = positiveInteger("LOAD_SECONDS", scaled(SECONDS, scale, { min: 5 }));
+    const seedRows = scaled(SEED_ROWS, scale, { step: SEED_BATCH });
+    const ingestTimeoutMs = Math.max(60_000, seconds * 2000);
+    const params = {
+      clients,
+      seconds,
+      mix_percent: MIX,
+      dataset: { kind: "hybrid", embedding_model: "local/hash", seed_rows: seedRows },
+      upsert_rows: UPSERT_ROWS,
+      uploads: "alternately 3–6 paragraphs of text (chunk_size 1000) or a CSV of 5–14 records",
+      completions: { model: MODEL, upstream: "loopback, fixed 11-word reply", search_half: true },
+      request_deadline_ms: REQUEST_DEADLINE_MS,
+      ingest_timeout_ms: ingestTimeoutMs,
+      stack: target.mode,
+    };
+    progress(`params: ${JSON.stringify(params)}`);
+
+    const tenant = await createTenant(client, target, `bench-load-${Date.now()}`);
+    const token = tenant.apiKey;
+    const api = createQuarryApi(client, token);
+    const corpus = createTextCorpus({ seed: 7, chars: 500 });
+    const dataset = await api.createDataset({
+      name: "load",
+      kind: "hybrid",
+      embedding_model: "local/hash",
+    });
+    for (let i = 0; i < seedRows; i += SEED_BATCH) {
+      await api.upsertRows(dataset.id, {
+        document_id: `seed-${i / SEED_BATCH}`,
+        rows: Array.from({ length: SEED_BATCH }, (_, j) => ({
+          data: { text: corpus.text(i + j).text },
+        })),
+      });
+    }
+    progress(`dataset of ${seedRows} rows loaded`);
+    const createEndpoint = async (body: Record<string, unknown>) =>
+      (await client.post<{ id: string }>("/api/endpoints", body, { token })).body.id;
+    const endpoints = {
+      plain: await createEndpoint({ name: "plain", model: MODEL, prompt: "Answer: {{q}}" }),
+      search: await createEndpoint({
+        name: "search",
+        model: MODEL,
+        prompt: "Context: {{context}}\nAnswer: {{q}}",
+        search: [{ dataset_id: dataset.id, variable: "context", query: "{{q}}", top_k: 3 }],
+      }),
+    };
+
+    const agent = new http.Agent({ keepAlive: true, maxSockets: 64 });
+    const ledger: Ledger = { upserts: [], uploads: [], completions: [] };
+    const t: LoadTarget = {
+      http: client,
+      agent,
+      baseUrl: target.baseUrl,
+      token,
+      datasetId: dataset.id,
+      endpoints,
+      corpus,
+      ledger,
+    };
+    const recorder = new Recorder();
+    const memory = trackMemory();
+    const heapStart = heapNow();
+    await memory.start();
+
+    progress(`load: ${clients} clients for ${seconds} s`);
+    const randoms = Array.from({ length: clients }, (_, c) => seededRandom(hashSeed("load", c)));
+    const perClient = Array.from({ length: clients }, () => 0);
+    let lastReport = 0;
+    const load = await runConcurrent({
+      clients,
+      durationMs: seconds * 1000,
+      task: async (_iteration, c) => {
+        const op = pickOperation((randoms[c] as () => number)());
+        const i = perClient[c]!++;
+        const elapsed = startTimer();
+        try {
+          await withDeadline(runOperation(t, op, c, i), REQUEST_DEADLINE_MS, op);
+          recorder.ok(op, elapsed());
+        } catch (error) {
+          recorder.fail(op, error);
+        }
+      },
+      onProgress: (completed) => {
+        if (completed - lastReport < 500) return;
+        lastReport = completed;
+        const totals = recorder.totals();
+        progress(`${fmt(completed)} requests, ${totals.failed} failed`);
+      },
+    });
+    const elapsedMs = load.elapsedMs;
+    const totals = recorder.totals();
+    progress(
+      `${fmt(load.completed)} requests in ${fmt(elapsedMs / 1000, 1)} s (${fmt(perSecond(load.completed, elapsedMs), 1)}/s), ${totals.failed} failed (${JSON.stringify(totals.by_kind)})`,
+    );
+    for (const example of recorder.examples) progress(`  ${example}`);
+
+    const integrity = await verifyIntegrity(t, {
+      databaseUrl: target.databaseUrl,
+      ingestTimeoutMs,
+      progress,
+    });
+    const mem = await memory.stop();
+    const heapEnd = heapNow();
+    agent.destroy();
+    progress(
+      `integrity ${integrity.exact ? "exact" : "NOT exact"}: upserts ${integrity.upserts.exact}/${integrity.upserts.acknowledged}, uploads ${integrity.uploads.ready_exact}/${integrity.uploads.acknowledged} (drained in ${integrity.uploads.drain_s} s), completions logged ${integrity.completions.logged_once_ok}/${integrity.completions.acknowledged}`,
+    );
+    for (const p of mem.processes) {
+      progress(
+        `  RSS ${p.role} (${p.name} ${p.pid}): ${p.start_mb} → ${p.end_mb} MB (peak ${p.peak_mb})`,
+      );
+    }
+
+    const operations = recorder.report(OPERATIONS, elapsedMs);
+    return {
+      params,
+      results: {
+        requests: load.completed,
+        elapsed_s: round(elapsedMs / 1000, 1),
+        requests_per_s: perSecond(load.completed, elapsedMs),
+        ok_per_s: perSecond(totals.ok, elapsedMs),
+        operations,
+        errors: totals,
+        integrity,
+        memory: {
+          processes: mem.processes,
+          bench_heap_mb: { start: heapStart, end: heapEnd },
+          note: "RSS in MB at the start of the load, its peak, and the end (after ingestion drained)",
+        },
+        targets: {
+          no_5xx: { target: 0, value: totals.status_5xx, met: totals.status_5xx === 0 },
+          no_failures: { target: 0, value: totals.failed, met: totals.failed === 0 },
+          writes_exact: { met: integrity.exact },
+        },
+      },
+    };
+  },
+};
+
+function positiveInteger(name: string, fallback: number): number {
+  const raw = process.env[name];
+  if (raw === undefined || raw === "") return fallback;
+  const value = Number(raw);
+  if (!Number.isInteger(value) || value < 1)
+    throw new TargetConfigError(`${name} must be a positive integer, got '${raw}'`);
+  return value;
+}

@@ -1,0 +1,212 @@
+import { mkdtemp, readFile, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { Client as NeonClient, neonConfig } from "@neondatabase/serverless";
+import { WebSocket } from "ws";
+import { freePort } from "../../../../packages/local-stack/src/free-port.ts";
+import { type Stack, startStack } from "../../../../packages/local-stack/src/stack.ts";
+import { type FakeOpenAI, startFakeOpenAI } from "./fake-openai-server.ts";
+
+/**
+ * The fault suite's own stack (hardening-faults.test.ts): the shared e2e stack must not have
+ * its ingest worker failing on purpose or its database connections cut, so this file starts
+ * a second one (free port, throwaway DATA_DIR) with INGEST_FAULT_RATE set, its own loopback
+ * OpenAI-compatible server, and direct SQL through the stack's loopback Postgres server.
+ */
+export interface FaultStack {
+  stack: Stack;
+  openai: FakeOpenAI;
+  /** HTTP to this stack; every call has a deadline, so a hang fails instead of waiting */
+  call<T = any>(path: string, options?: CallOptions): Promise<Reply<T>>;
+  /** one SQL query on a fresh connection (through the pg server, so it takes its turn) */
+  sql<T = Record<string, unknown>>(query: string, params?: unknown[]): Promise<T[]>;
+  /**
+   * POSTs with `stream: true` and reads the reply to its end: SSE frames (their `data`), or
+   * the JSON body of an error reply. A deadline turns a stream that never ends into a
+   * HangError.
+   */
+  stream(
+    path: string,
+    body: Record<string, unknown>,
+    token: string,
+    timeoutMs?: number,
+  ): Promise<StreamReply>;
+  /** the wrangler output so far (worker logs) */
+  wranglerLog(): Promise<string>;
+  /** a project and its key */
+  tenant(name: string): Promise<string>;
+  close(): Promise<void>;
+}
+
+export interface CallOptions {
+  method?: string;
+  body?: unknown;
+  token?: string;
+  /** default 20 s */
+  timeoutMs?: number;
+}
+
+export interface Reply<T = any> {
+  status: number;
+  headers: Headers;
+  body: T;
+  text: string;
+}
+
+export interface StreamReply {
+  status: number;
+  headers: Headers;
+  /** `data` of every SSE frame, in order (empty for a JSON reply) */
+  frames: string[];
+  /** the parsed body of a JSON (error) reply */
+  body: unknown;
+  text: string;
+}
+
+export class HangError extends Error {}
+
+export async function startFaultStack(options: { ingestFaultRate: number }): Promise<FaultStack> {
+  const dataDir = await mkdtemp(join(tmpdir(), "quarry-faults-"));
+  const logFile = join(dataDir, "wrangler.log");
+  const openai = await startFakeOpenAI();
+  let stack: Stack;
+  try {
+    stack = await startStack({
+      port: await freePort(),
+      dataDir,
+      openaiBaseUrl: openai.url,
+      openaiApiKey: "sk-faults-fake",
+      vars: { INGEST_FAULT_RATE: String(options.ingestFaultRate) },
+      wranglerOutput: { file: logFile },
+    });
+  } catch (error) {
+    console.error(`fault stack failed to start; wrangler log: ${logFile}`);
+    await openai.close();
+    throw error;
+  }
+  const baseUrl = stack.baseUrl;
+
+  neonConfig.webSocketConstructor = WebSocket;
+  neonConfig.wsProxy = (host, port) => `127.0.0.1:${stack.pg.wsPort}/v1?address=${host}:${port}`;
+  neonConfig.useSecureWebSocket = false;
+  neonConfig.pipelineTLS = false;
+  neonConfig.pipelineConnect = false;
+
+  async function call<T>(path: string, opts: CallOptions = {}): Promise<Reply<T>> {
+    const headers = new Headers();
+    if (opts.token) headers.set("authorization", `Bearer ${opts.token}`);
+    let body: string | undefined;
+    if (opts.body !== undefined) {
+      body = JSON.stringify(opts.body);
+      headers.set("content-type", "application/json");
+    }
+    const timeoutMs = opts.timeoutMs ?? 20_000;
+    let res: Response;
+    let text: string;
+    try {
+      res = await fetch(`${baseUrl}${path}`, {
+        method: opts.method ?? "GET",
+        headers,
+        body,
+        signal: AbortSignal.timeout(timeoutMs),
+      });
+      text = await res.text();
+    } catch (error) {
+      if ((error as Error).name === "TimeoutError") {
+        throw new HangError(`${opts.method ?? "GET"} ${path}: no reply within ${timeoutMs} ms`);
+      }
+      throw error;
+    }
+    let parsed: unknown = text;
+    if (res.headers.get("content-type")?.includes("json") && text) parsed = JSON.parse(text);
+    return { status: res.status, headers: res.headers, body: parsed as T, text };
+  }
+
+  async function stream(
+    path: string,
+    body: Record<string, unknown>,
+    token: string,
+    timeoutMs = 45_000,
+  ): Promise<StreamReply> {
+    try {
+      const res = await fetch(`${baseUrl}${path}`, {
+        method: "POST",
+        headers: { authorization: `Bearer ${token}`, "content-type": "application/json" },
+        body: JSON.stringify({ ...body, stream: true }),
+        signal: AbortSignal.timeout(timeoutMs),
+      });
+      const text = await res.text();
+      if (!res.headers.get("content-type")?.startsWith("text/event-stream")) {
+        const parsed = res.headers.get("content-type")?.includes("json") ? JSON.parse(text) : text;
+        return { status: res.status, headers: res.headers, frames: [], body: parsed, text };
+      }
+      if (text !== "" && !text.endsWith("\n\n")) throw new Error(`unterminated frame: ${text}`);
+      const frames = text
+        .split("\n\n")
+        .filter((frame) => frame !== "")
+        .map((frame) => {
+          if (!frame.startsWith("data: ")) throw new Error(`not a data frame: ${frame}`);
+          return frame.slice(6);
+        });
+      return { status: res.status, headers: res.headers, frames, body: undefined, text };
+    } catch (error) {
+      if ((error as Error).name === "TimeoutError") {
+        throw new HangError(`POST ${path} (stream): not ended within ${timeoutMs} ms`);
+      }
+      throw error;
+    }
+  }
+
+  return {
+    stack,
+    openai,
+    call,
+    stream,
+    async sql<T>(query: string, params: unknown[] = []) {
+      const client = new NeonClient(stack.databaseUrl);
+      await client.connect();
+      try {
+        return (await client.query(query, params)).rows as T[];
+      } finally {
+        await client.end();
+      }
+    },
+    wranglerLog: () => readFile(logFile, "utf8"),
+    async tenant(name) {
+      const token = stack.adminToken;
+      const project = await call<{ id: string }>("/admin/projects", {
+        method: "POST",
+        body: { name },
+        token,
+      });
+      if (project.status !== 201) throw new Error(`create project: ${project.text}`);
+      const key = await call<{ key: string }>(`/admin/projects/${project.body.id}/keys`, {
+        method: "POST",
+        body: { name: `${name}-key` },
+        token,
+      });
+      if (key.status !== 201) throw new Error(`create key: ${key.text}`);
+      return key.body.key;
+    },
+    async close() {
+      await stack.stop();
+      await openai.close();
+      if (!process.env.KEEP_E2E_DATA) await rm(dataDir, { recursive: true, force: true });
+    },
+  };
+}
+
+/** Asserts DESIGN §6's error envelope (and its request id) on a non-2xx reply. */
+export function envelopeProblems(reply: Reply): string[] {
+  const problems: string[] = [];
+  const requestId = reply.headers.get("x-request-id");
+  const error = (reply.body as { error?: Record<string, unknown> } | undefined)?.error;
+  if (!requestId) problems.push("no X-Request-Id");
+  if (!error) problems.push(`no error envelope: ${reply.text.slice(0, 200)}`);
+  else {
+    if (typeof error.code !== "string") problems.push("no code");
+    if (typeof error.message !== "string" || error.message === "") problems.push("no message");
+    if (error.request_id !== requestId) problems.push("request_id differs from the header");
+  }
+  return problems;
+}
