@@ -78,6 +78,15 @@ describe("endpoints", () => {
       },
       "search[0].dataset_id",
     ],
+    [
+      {
+        model: "local/echo",
+        prompt: "{{ctx}}",
+        // checked when deployed, not at the first completion
+        search: [{ dataset_id: "ds_x", variable: "ctx", query: "q", filter: { year: [2020] } }],
+      },
+      "search[0].filter.year",
+    ],
   ])("rejects invalid settings %#, naming %s", async (settings, path) => {
     const { ctx } = await createTenant(db);
     await expect(createEndpoint(ctx, { name: "bad", ...settings })).rejects.toMatchObject({

@@ -2,6 +2,7 @@ import { OpenAPIHono } from "@hono/zod-openapi";
 import type { Config } from "./env.ts";
 import { errorResponse, handleError } from "./http/errors.ts";
 import type { HonoEnv } from "./http/hono-env.ts";
+import { storableUrl } from "./http/storable-input.ts";
 import { validationHook } from "./http/validation.ts";
 import {
   requireAdmin,
@@ -34,6 +35,7 @@ export function createApp(config: (env: HonoEnv["Bindings"]) => Config) {
   app.use("/admin/*", requireAdmin);
   app.use("/api/*", requireApiKey);
   app.use("/endpoints/*", requireApiKey);
+  app.use("*", storableUrl);
   for (const path of ["/api/datasets/:id", "/api/datasets/:id/*"])
     app.use(path, requireOwnedDataset);
   for (const path of ["/api/endpoints/:id", "/api/endpoints/:id/*", "/endpoints/:id/*"]) {

@@ -5,7 +5,8 @@ import {
   type SearchBlock,
 } from "@quarry/db";
 import { isSupportedModel } from "@quarry/providers";
-import { and, eq, inArray } from "drizzle-orm";
+import { and, eq, inArray, sql } from "drizzle-orm";
+import { compileFilter } from "../filter/compile-filter.ts";
 import type { ProjectContext } from "../shared/context.ts";
 import { BadRequestError } from "../shared/errors.ts";
 import { templateVariables } from "../templates/template.ts";
@@ -78,6 +79,11 @@ async function validateSearch(ctx: ProjectContext, config: EndpointConfig): Prom
       );
     }
     variables.add(block.variable);
+    // Checked now, not at the first completion: a filter outside the grammar (or nested too
+    // deep) would otherwise be deployed and fail every call.
+    if (block.filter !== undefined) {
+      compileFilter(block.filter, sql`metadata`, `search[${i}].filter`);
+    }
   });
   const ids = [...new Set(config.search.map((s) => s.dataset_id))];
   const found = await ctx.db

@@ -1,6 +1,7 @@
 import { BadRequestError } from "@quarry/core";
 import type { Context } from "hono";
 import type { HonoEnv } from "./hono-env.ts";
+import { assertStorable } from "./storable-input.ts";
 
 /** Bodies on GET are small parameter objects; anything larger is not a listing request. */
 const MAX_GET_BODY_BYTES = 1024 * 1024;
@@ -30,15 +31,19 @@ export async function readGetParams(
   if (typeof parsed !== "object" || parsed === null || Array.isArray(parsed)) {
     throw new BadRequestError("must be a JSON object", "body");
   }
+  assertStorable(parsed, "");
   return { ...params, ...parsed };
 }
 
 function parseJsonParam(value: string, key: string): unknown {
+  let parsed: unknown;
   try {
-    return JSON.parse(value);
+    parsed = JSON.parse(value);
   } catch {
     throw new BadRequestError("is not valid JSON", key);
   }
+  assertStorable(parsed, key);
+  return parsed;
 }
 
 /** An integer parameter from a body number or a query string, within bounds. */

@@ -1,10 +1,18 @@
 import type { Hook, z } from "@hono/zod-openapi";
 import { errorResponse } from "./errors.ts";
 import type { HonoEnv } from "./hono-env.ts";
+import { assertStorable } from "./storable-input.ts";
 
-/** Turns a zod failure into the error envelope, naming the first offending field. */
+/**
+ * Turns a zod failure into the error envelope, naming the first offending field. A valid
+ * JSON body must also be storable (no NUL, bounded nesting): schemas with open records
+ * (`values`, `filter`) let anything through.
+ */
 export const validationHook: Hook<unknown, HonoEnv, string, unknown> = (result, c) => {
-  if (result.success) return;
+  if (result.success) {
+    if (result.target === "json") assertStorable(result.data, "");
+    return;
+  }
   return errorResponse(c, "bad_request", describeIssues(result.target, result.error.issues));
 };
 

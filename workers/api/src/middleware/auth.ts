@@ -16,13 +16,11 @@ function bearer(header: string | undefined): string | undefined {
 /** Project routes: a valid, unrevoked project API key. Runs before any body validation. */
 export const requireApiKey = createMiddleware<HonoEnv>(async (c, next) => {
   const services = c.get("services");
-  const datasetId = DATASET_PATH.exec(c.req.path)?.[1];
-  const endpointId = ENDPOINT_PATH.exec(c.req.path)?.[1];
   const { caller, dataset, endpoint } = await authenticateWithDataset(
     services.db(),
     bearer(c.req.header("authorization")),
-    datasetId === undefined ? undefined : decodeURIComponent(datasetId),
-    endpointId === undefined ? undefined : decodeURIComponent(endpointId),
+    pathId(DATASET_PATH.exec(c.req.path)?.[1]),
+    pathId(ENDPOINT_PATH.exec(c.req.path)?.[1]),
   );
   c.set("caller", caller);
   const project = services.project(caller.projectId);
@@ -35,6 +33,23 @@ export const requireApiKey = createMiddleware<HonoEnv>(async (c, next) => {
 
 const DATASET_PATH = /^\/api\/datasets\/([^/]+)/;
 const ENDPOINT_PATH = /^(?:\/api)?\/endpoints\/([^/]+)/;
+
+/**
+ * The id to prefetch with the key, decoded as Hono decodes path parameters: a malformed
+ * escape stays as written (it is an unknown id, not a crash). An id with a NUL cannot
+ * exist and cannot be compared in Postgres: none is prefetched, and `storableUrl` refuses
+ * the request once the key is checked.
+ */
+function pathId(segment: string | undefined): string | undefined {
+  if (segment === undefined) return undefined;
+  let id = segment;
+  try {
+    id = decodeURIComponent(segment);
+  } catch {
+    // kept as written
+  }
+  return id.includes("\u0000") ? undefined : id;
+}
 
 /**
  * Ownership of the dataset or endpoint named in the path is settled before the body is

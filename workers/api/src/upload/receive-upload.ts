@@ -17,6 +17,7 @@ import {
   uploadSourceKind,
   validateUploadFields,
 } from "@quarry/core";
+import { assertStorable } from "../http/storable-input.ts";
 import { discardBody, MultipartReader, multipartBoundary, type PartHeaders } from "./multipart.ts";
 import { R2FileWriter } from "./r2-writer.ts";
 
@@ -126,6 +127,7 @@ export async function receiveUpload(
     }
 
     const fields = validateUploadFields(raw, target.kind);
+    assertStorable(fields.metadata, "metadata");
     const documentId = fields.documentId ?? file.provisional!;
     const key = uploadKey(target.datasetId, documentId, file.filename);
     return {

@@ -12,19 +12,23 @@ declare module "vitest" {
     adminToken: string;
     /** the loopback OpenAI-compatible server the stack's OPENAI_BASE_URL points at ("" when attached) */
     openaiBaseUrl: string;
+    /** the stack's Postgres (wire protocol, loopback), for tests that read stored data ("" when attached without E2E_DATABASE_URL) */
+    databaseUrl: string;
   }
 }
 
 /**
  * One real local stack for the e2e tier: workerd (wrangler dev) + embedded Postgres, on a
  * free port and a throwaway DATA_DIR — exactly what `pnpm dev` runs.
- * `E2E_BASE` + `E2E_ADMIN_TOKEN` point the tests at an already running stack instead.
+ * `E2E_BASE` + `E2E_ADMIN_TOKEN` point the tests at an already running stack instead
+ * (`E2E_DATABASE_URL`: its Postgres, which the stored-data checks read).
  */
 export default async function setup(project: TestProject) {
   if (process.env.E2E_BASE && process.env.E2E_ADMIN_TOKEN) {
     project.provide("baseUrl", process.env.E2E_BASE);
     project.provide("adminToken", process.env.E2E_ADMIN_TOKEN);
     project.provide("openaiBaseUrl", process.env.E2E_OPENAI_BASE_URL ?? "");
+    project.provide("databaseUrl", process.env.E2E_DATABASE_URL ?? "");
     return;
   }
   const dataDir = await mkdtemp(join(tmpdir(), "quarry-e2e-"));
@@ -47,6 +51,7 @@ export default async function setup(project: TestProject) {
   project.provide("baseUrl", stack.baseUrl);
   project.provide("adminToken", stack.adminToken);
   project.provide("openaiBaseUrl", openai.url);
+  project.provide("databaseUrl", stack.databaseUrl);
   return async () => {
     await stack.stop();
     await openai.close();
