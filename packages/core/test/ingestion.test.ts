@@ -5,6 +5,7 @@ import { describe, expect, it } from "vitest";
 import {
   createDataset,
   type IngestMessage,
+  ingestFailureReason,
   isPermanentIngestFailure,
   listRows,
   type ProjectContext,
@@ -243,5 +244,58 @@ describe("ingestion slices", () => {
     );
     const attempt = runIngestSlice(ctx, first, { source: files, enqueue: async () => {} });
     await expect(attempt).rejects.toSatisfy(isPermanentIngestFailure);
+  });
+
+  it("stores text and CSV files with stray NUL bytes, without the NULs", async () => {
+    const { ctx } = await createTenant(db, "nul");
+    const dataset = await createDataset(ctx, { name: "nul" }, { embeddingModel: "local/hash" });
+    const files = new MemoryFiles();
+    const cases = [
+      { name: "notes.txt", type: "text/plain", bytes: encoder.encode("alpha\u0000 beta\n\ngamma") },
+      {
+        name: "data.csv",
+        type: "text/csv",
+        bytes: encoder.encode("text,n\nal\u0000pha,1\nbeta,2\u0000\n"),
+      },
+    ];
+    for (const file of cases) {
+      const first = await queuedDocument(ctx, dataset.id, file.name, file, files);
+      await drain(ctx, first, files, { seed: 3, failRead: 0, failEnqueue: 0, duplicate: 0 });
+      const [doc] = await db
+        .select()
+        .from(documents)
+        .where(and(eq(documents.datasetId, dataset.id), eq(documents.id, file.name)));
+      expect(doc).toMatchObject({ status: "ready", error: null });
+    }
+    const rows = await listRows(ctx, dataset.id, { offset: 0, pageSize: 10 });
+    expect(rows.map((r) => r.data)).toEqual([
+      { text: "alpha beta\n\ngamma" },
+      { text: "alpha", n: "1" },
+      { text: "beta", n: "2" },
+    ]);
+  });
+
+  it("tells a refused database write by the database's reason, never by its SQL and rows", async () => {
+    const { ctx } = await createTenant(db, "reason");
+    const dataset = await createDataset(ctx, { name: "r" }, { embeddingModel: "local/hash" });
+    const failed = await db
+      .insert(documents)
+      .values({
+        projectId: ctx.projectId,
+        datasetId: dataset.id,
+        id: "secret-row-text",
+        filename: "a\u0000b",
+        url: "/x",
+        status: "queued",
+      })
+      .then(
+        () => undefined,
+        (error: unknown) => error,
+      );
+    expect(failed).toBeInstanceOf(Error);
+    const reason = ingestFailureReason(failed);
+    expect(reason).toMatch(/^the database refused the write: \S/);
+    expect(reason).not.toMatch(/insert|secret-row-text/i);
+    expect(ingestFailureReason(new Error("storage unavailable"))).toBe("storage unavailable");
   });
 });

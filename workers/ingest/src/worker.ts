@@ -2,6 +2,7 @@ import {
   abandonedReason,
   type IngestDeps,
   type IngestMessage,
+  ingestFailureReason,
   isIngestMessage,
   isPermanentIngestFailure,
   markDocumentFailed,
@@ -72,7 +73,7 @@ export default {
           }
           message.ack();
         } catch (error) {
-          const reason = error instanceof Error ? error.message : String(error);
+          const reason = ingestFailureReason(error);
           if (isPermanentIngestFailure(error)) {
             await markDocumentFailed(db, body, reason);
             message.ack();

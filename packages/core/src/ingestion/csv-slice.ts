@@ -1,5 +1,5 @@
 import Papa from "papaparse";
-import { ParseError } from "../parsing/index.ts";
+import { ParseError, withoutNul } from "../parsing/index.ts";
 
 export interface CsvSlice {
   /** header names: read from the first slice, carried by the cursor afterwards */
@@ -31,8 +31,8 @@ export function parseCsvWindow(
   }
   let text: string;
   try {
-    text = new TextDecoder("utf-8", { fatal: true, ignoreBOM: false }).decode(
-      bytes.subarray(0, cut),
+    text = withoutNul(
+      new TextDecoder("utf-8", { fatal: true, ignoreBOM: false }).decode(bytes.subarray(0, cut)),
     );
   } catch {
     throw new ParseError("the CSV is not valid UTF-8 after its first part; save it as UTF-8");

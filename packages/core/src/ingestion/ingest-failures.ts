@@ -15,6 +15,20 @@ export function isPermanentIngestFailure(error: unknown): boolean {
 }
 
 /**
+ * What a person is told about a failure: the message, except that a failed database query
+ * (drizzle wraps the driver's error in one whose message is the SQL text and every
+ * parameter, i.e. the document's own rows) is told by the database's reason alone.
+ */
+export function ingestFailureReason(error: unknown): string {
+  if (!(error instanceof Error)) return String(error);
+  if (error.message.startsWith("Failed query:")) {
+    const cause = error.cause instanceof Error ? error.cause.message : "unknown cause";
+    return `the database refused the write: ${cause}`;
+  }
+  return error.message;
+}
+
+/**
  * Records the latest transient failure on a document still in progress, so the dead-letter
  * handler can say why ingestion was abandoned.
  */

@@ -11,6 +11,7 @@ import {
   ParseError,
   pdfPageTexts,
   type SourceKind,
+  withoutNul,
 } from "../parsing/index.ts";
 import { insertRows } from "../rows/insert-rows.ts";
 import { prepareRows } from "../rows/prepare-rows.ts";
@@ -278,8 +279,8 @@ async function textSlice(
   const cut = atEnd ? bytes.length : lastCharBoundary(bytes);
   let text: string;
   try {
-    text = new TextDecoder("utf-8", { fatal: true, ignoreBOM: false }).decode(
-      bytes.subarray(0, cut),
+    text = withoutNul(
+      new TextDecoder("utf-8", { fatal: true, ignoreBOM: false }).decode(bytes.subarray(0, cut)),
     );
   } catch {
     throw new ParseError(`the file is not valid UTF-8 near byte ${position}; save it as UTF-8`);

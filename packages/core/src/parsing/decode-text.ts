@@ -1,5 +1,6 @@
 import { ParseError } from "./parse-error.ts";
 import type { SourceKind } from "./source-kind.ts";
+import { withoutNul } from "./without-nul.ts";
 
 export interface DecodeTextOptions {
   /** the Content-Type as sent; its `charset=` parameter is honoured */
@@ -46,7 +47,7 @@ export function decodeText(bytes: Uint8Array, options: DecodeTextOptions = {}): 
       text = decodeWindows1252(bytes);
     }
   }
-  return text.includes("\u0000") ? text.replaceAll("\u0000", "") : text;
+  return withoutNul(text);
 }
 
 function encodingFromBom(bytes: Uint8Array): string | null {

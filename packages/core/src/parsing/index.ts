@@ -17,3 +17,4 @@ export {
   type SourceKind,
   type SourceKindHints,
 } from "./source-kind.ts";
+export { withoutNul } from "./without-nul.ts";

@@ -2,6 +2,7 @@ import { getDocumentProxy } from "unpdf";
 import { BadRequestError } from "../shared/errors.ts";
 import { ParseError } from "./parse-error.ts";
 import { bundledCMapFactory } from "./pdf-cmaps.ts";
+import { withoutNul } from "./without-nul.ts";
 
 export interface PdfPageTexts {
   /** the text of each page read, in order; "" for a page without text */
@@ -165,5 +166,6 @@ function pageText(content: PdfTextContent): string {
     if (item.hasEOL) endLine();
   }
   endLine();
-  return lines.join("\n");
+  // Fonts without a usable ToUnicode map can yield U+0000 for glyphs.
+  return withoutNul(lines.join("\n"));
 }
