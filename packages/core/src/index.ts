@@ -1,6 +1,7 @@
 export * from "./admin/create-api-key.ts";
 export * from "./admin/create-project.ts";
 export * from "./admin/revoke-api-key.ts";
+export * from "./auth/auth-cache.ts";
 export * from "./auth/authenticate-api-key.ts";
 export * from "./completions/index.ts";
 export * from "./datasets/create-dataset.ts";

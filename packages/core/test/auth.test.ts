@@ -1,10 +1,13 @@
 import type { Database } from "@quarry/db";
 import { apiKeys } from "@quarry/db";
-import { eq } from "drizzle-orm";
+import { eq, sql } from "drizzle-orm";
 import { describe, expect, it } from "vitest";
 import {
+  AuthCache,
   authenticateApiKey,
+  authenticateWithDataset,
   createApiKey,
+  createEndpoint,
   isAdminToken,
   revokeApiKey,
   UnauthorizedError,
@@ -63,6 +66,110 @@ describe("API keys", () => {
       Array.from({ length: 5 }, () => createApiKey(db, { projectId: ctx.projectId })),
     );
     expect(new Set(keys.map((k) => k.key)).size).toBe(5);
+  });
+});
+
+describe("the isolate's auth cache", () => {
+  function clockedCache(ttlMs: number) {
+    const clock = { now: 1_000 };
+    return { clock, cache: new AuthCache({ ttlMs, now: () => clock.now, maxEntries: 3 }) };
+  }
+
+  it("answers a known key without the database until the entry expires", async () => {
+    const { ctx, key } = await createTenant(db);
+    const { clock, cache } = clockedCache(5_000);
+    const cached = { cache, endpointFromCache: false };
+    await authenticateWithDataset(db, key.key, undefined, undefined, cached);
+    // Revoked behind the cache's back, as another isolate would: honoured until expiry.
+    await db.update(apiKeys).set({ revokedAt: new Date() }).where(eq(apiKeys.id, key.id));
+    const hit = await authenticateWithDataset(db, key.key, undefined, undefined, cached);
+    expect(hit.caller).toMatchObject({ projectId: ctx.projectId, keyId: key.id });
+    clock.now += 5_000;
+    await expect(
+      authenticateWithDataset(db, key.key, undefined, undefined, cached),
+    ).rejects.toBeInstanceOf(UnauthorizedError);
+  });
+
+  it("forgets a key revoked in this isolate at once, and never caches a failure", async () => {
+    const { ctx, key } = await createTenant(db);
+    const { cache } = clockedCache(60_000);
+    const cached = { cache, endpointFromCache: false };
+    await authenticateWithDataset(db, key.key, undefined, undefined, cached);
+    await revokeApiKey(db, key.id);
+    cache.forgetKey(key.id);
+    await expect(
+      authenticateWithDataset(db, key.key, undefined, undefined, cached),
+    ).rejects.toBeInstanceOf(UnauthorizedError);
+    const fresh = await createApiKey(db, { projectId: ctx.projectId });
+    expect(
+      (await authenticateWithDataset(db, fresh.key, undefined, undefined, cached)).caller.keyId,
+    ).toBe(fresh.id);
+  });
+
+  it("serves a cached endpoint only to a request that may run on one, and never a dataset", async () => {
+    const { ctx, key } = await createTenant(db);
+    const endpoint = await createEndpoint(ctx, { name: "e", model: "local/echo", prompt: "{{q}}" });
+    const { cache } = clockedCache(60_000);
+    const completion = { cache, endpointFromCache: true };
+    await authenticateWithDataset(db, key.key, undefined, endpoint.id, completion);
+    await db.execute(sql`update endpoints set prompt = 'changed {{q}}' where id = ${endpoint.id}`);
+    const cachedRun = await authenticateWithDataset(
+      db,
+      key.key,
+      undefined,
+      endpoint.id,
+      completion,
+    );
+    expect(cachedRun.endpoint?.prompt).toBe("{{q}}");
+    const management = await authenticateWithDataset(db, key.key, undefined, endpoint.id, {
+      cache,
+      endpointFromCache: false,
+    });
+    expect(management.endpoint?.prompt).toBe("changed {{q}}");
+    cache.forgetEndpoint(endpoint.id);
+    const afterForget = await authenticateWithDataset(
+      db,
+      key.key,
+      undefined,
+      endpoint.id,
+      completion,
+    );
+    expect(afterForget.endpoint?.prompt).toBe("changed {{q}}");
+    // A dataset is always loaded (a missing one is null, not a cache miss turned into a hit).
+    const withDataset = await authenticateWithDataset(
+      db,
+      key.key,
+      "ds_missing",
+      undefined,
+      completion,
+    );
+    expect(withDataset.dataset).toBeNull();
+  });
+
+  it("does not remember a record read before a change this isolate made", () => {
+    const { cache } = clockedCache(60_000);
+    const caller = { projectId: "p", keyId: "k", keyName: null, keyEmail: null };
+    const readAt = cache.version();
+    cache.forgetKey("k"); // the revocation committed while the read was in flight
+    cache.rememberCaller("hash", caller, readAt);
+    expect(cache.caller("hash")).toBeUndefined();
+    cache.rememberCaller("hash", caller, cache.version());
+    expect(cache.caller("hash")).toEqual(caller);
+  });
+
+  it("keeps at most maxEntries, dropping the least recently stored; ttl 0 keeps nothing", () => {
+    const { cache } = clockedCache(60_000);
+    const caller = (keyId: string) => ({ projectId: "p", keyId, keyName: null, keyEmail: null });
+    for (const id of ["a", "b", "c", "d"]) cache.rememberCaller(id, caller(id), cache.version());
+    expect(["a", "b", "c", "d"].map((id) => cache.caller(id)?.keyId)).toEqual([
+      undefined,
+      "b",
+      "c",
+      "d",
+    ]);
+    const off = new AuthCache({ ttlMs: 0 });
+    off.rememberCaller("a", caller("a"), off.version());
+    expect(off.caller("a")).toBeUndefined();
   });
 });
 

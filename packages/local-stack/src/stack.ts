@@ -141,6 +141,11 @@ function spawnWrangler(
       WRANGLER_SEND_METRICS: "false",
       CLOUDFLARE_CF_FETCH_ENABLED: "false",
       WRANGLER_LOG_PATH: join(dataDir, "wrangler", "logs"),
+      // Each stack its own dev registry: in the shared default, a second stack with the same
+      // worker names (the fault suite's, beside the e2e one) updates entries the first one
+      // watches, and wrangler reloads the workers mid-request ("Your worker restarted").
+      // Both workers run in this one process, so nothing needs the registry across processes.
+      WRANGLER_REGISTRY_PATH: join(dataDir, "wrangler", "registry"),
       NO_COLOR: "1",
     },
     stdio: output === "inherit" ? ["ignore", "inherit", "inherit"] : ["ignore", "pipe", "pipe"],

@@ -15,6 +15,8 @@ export const envSchema = z.object({
     .optional()
     .transform((v) => v === "true"),
   NEON_LOCAL_PROXY: z.string().optional(),
+  /** seconds a verified key and a completion's endpoint are trusted per isolate; 0 = off */
+  AUTH_CACHE_SECONDS: z.coerce.number().int().min(0).max(300).default(10),
 });
 
 export type Config = z.infer<typeof envSchema>;
@@ -27,6 +29,7 @@ export interface Bindings {
   OPENAI_BASE_URL?: string;
   ALLOW_PRIVATE_URLS?: string;
   NEON_LOCAL_PROXY?: string;
+  AUTH_CACHE_SECONDS?: string;
   FILES: R2Bucket;
   INGEST_QUEUE: Queue<unknown>;
   AI?: Ai;

@@ -1,6 +1,6 @@
 import OpenAI from "openai";
 import { beforeAll, describe, expect, it } from "vitest";
-import { baseUrl, call, expectEnvelope, getWithBody } from "./support/client.ts";
+import { admin, baseUrl, call, expectEnvelope, getWithBody } from "./support/client.ts";
 import { FAKE_REPLY } from "./support/fake-openai-server.ts";
 import { createTenant, type Tenant } from "./support/tenant.ts";
 
@@ -248,5 +248,43 @@ describe("E4 errors", () => {
     const [log] = await logsOf(id);
     expect(JSON.parse(log?.status)).toMatchObject({ status: 502 });
     expect(JSON.parse(log?.status).error).toContain(`status ${status}`);
+  });
+});
+
+describe("E4 with the isolate's auth cache (AUTH_CACHE_SECONDS)", () => {
+  // The local stack runs one api isolate, so each change below goes through the isolate that
+  // cached the key or endpoint: it must take effect on the very next completion.
+  const echoed = (reply: Awaited<ReturnType<typeof complete>>) => reply.body.choices[0].text;
+
+  it("runs the endpoint as changed, at once, after a PATCH", async () => {
+    const id = await endpoint({ model: "local/echo", prompt: "first {{q}}" });
+    expect(echoed(await complete(id, { values: { q: "x" }, prompt: [] }))).toContain("first x");
+    const patched = await call(`/api/endpoints/${id}`, {
+      method: "PATCH",
+      token: tenant.key,
+      body: { prompt: "second {{q}}" },
+    });
+    expect(patched.status).toBe(200);
+    expect(echoed(await complete(id, { values: { q: "x" }, prompt: [] }))).toContain("second x");
+  });
+
+  it("answers 404 at once for an endpoint deleted after it was cached", async () => {
+    const id = await endpoint({ model: "local/echo", prompt: "{{q}}" });
+    expect((await complete(id, { values: { q: "x" }, prompt: [] })).status).toBe(200);
+    const deleted = await call(`/api/endpoints/${id}`, { method: "DELETE", token: tenant.key });
+    expect(deleted.status).toBe(204);
+    expectEnvelope(await complete(id, { values: { q: "x" }, prompt: [] }), 404, "not_found");
+  });
+
+  it("refuses a key at once after it is revoked, though a completion just cached it", async () => {
+    const own = await createTenant("cache-revoke");
+    const id = await endpoint({ model: "local/echo", prompt: "{{q}}" }, own.key);
+    expect((await complete(id, { values: { q: "x" }, prompt: [] }, own.key)).status).toBe(200);
+    expect((await admin(`/admin/keys/${own.keyId}`, { method: "DELETE" })).status).toBe(204);
+    expectEnvelope(
+      await complete(id, { values: { q: "x" }, prompt: [] }, own.key),
+      401,
+      "unauthorized",
+    );
   });
 });

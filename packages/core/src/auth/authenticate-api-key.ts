@@ -4,6 +4,7 @@ import type { DatasetRecord } from "../datasets/dataset-view.ts";
 import type { EndpointRecord } from "../endpoints/endpoint-view.ts";
 import { constantTimeEqual, sha256Hex } from "../shared/crypto.ts";
 import { UnauthorizedError } from "../shared/errors.ts";
+import type { AuthCache } from "./auth-cache.ts";
 
 export interface Caller {
   projectId: string;
@@ -33,11 +34,15 @@ export async function authenticateWithDataset(
   key: string | undefined,
   datasetId: string | undefined,
   endpointId?: string,
+  cached?: CachedAuth,
 ): Promise<{ caller: Caller; dataset: DatasetRecord | null; endpoint: EndpointRecord | null }> {
   if (!key || !KEY_SHAPE.test(key)) {
     throw new UnauthorizedError("Missing or malformed API key");
   }
   const hash = await sha256Hex(key);
+  const hit = cached && fromCache(cached, hash, datasetId, endpointId);
+  if (hit) return hit;
+  const readAt = cached?.cache.version() ?? 0;
   const [row] = await db
     .select({ key: apiKeys, dataset: datasets, endpoint: endpoints })
     .from(apiKeys)
@@ -48,16 +53,42 @@ export async function authenticateWithDataset(
     throw new UnauthorizedError("Invalid or revoked API key");
   }
   const { key: found } = row;
-  return {
-    caller: {
-      projectId: found.projectId,
-      keyId: found.id,
-      keyName: found.name,
-      keyEmail: found.email,
-    },
-    dataset: row.dataset,
-    endpoint: row.endpoint,
+  const caller: Caller = {
+    projectId: found.projectId,
+    keyId: found.id,
+    keyName: found.name,
+    keyEmail: found.email,
   };
+  cached?.cache.rememberCaller(hash, caller, readAt);
+  if (cached?.endpointFromCache && row.endpoint) {
+    cached.cache.rememberEndpoint(row.endpoint, readAt);
+  }
+  return { caller, dataset: row.dataset, endpoint: row.endpoint };
+}
+
+/** The isolate's cache, and whether this request may run on a cached endpoint. */
+export interface CachedAuth {
+  cache: AuthCache;
+  /**
+   * Only a completion may: it runs the endpoint's configuration, where a few seconds of
+   * staleness is the documented price of answering before the database does. Management
+   * routes read and change the record itself, so they always load it.
+   */
+  endpointFromCache: boolean;
+}
+
+/** A request answerable from the cache alone: a known key, and no record it must load. */
+function fromCache(
+  { cache, endpointFromCache }: CachedAuth,
+  hash: string,
+  datasetId: string | undefined,
+  endpointId: string | undefined,
+) {
+  const caller = cache.caller(hash);
+  if (!caller || datasetId !== undefined) return undefined;
+  if (endpointId === undefined) return { caller, dataset: null, endpoint: null };
+  const endpoint = endpointFromCache ? cache.endpoint(endpointId) : undefined;
+  return endpoint ? { caller, dataset: null, endpoint } : undefined;
 }
 
 /** The admin token is configuration, not data: compare hashes so length leaks nothing either. */

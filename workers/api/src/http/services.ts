@@ -1,4 +1,5 @@
 import {
+  type AuthCache,
   type FileStore,
   fetchSource,
   type IngestMessage,
@@ -23,6 +24,8 @@ export interface Services {
   /** sends a slice of work to the ingest worker */
   enqueue(message: IngestMessage): Promise<void>;
   project(projectId: string): ProjectContext;
+  /** the isolate's verified keys and endpoints; routes that revoke or change them forget */
+  authCache: AuthCache;
   /**
    * Work that outlives the response (a completion stream's log row): `close` waits for it
    * before closing the database. Hand the same promise to `waitUntil`.
@@ -32,7 +35,7 @@ export interface Services {
   close(): Promise<void>;
 }
 
-export function createServices(config: Config, bindings: Bindings): Services {
+export function createServices(config: Config, bindings: Bindings, authCache: AuthCache): Services {
   let handle: ReturnType<typeof openDatabase> | undefined;
   const db = () => {
     handle ??= openDatabase(config.DATABASE_URL, config.NEON_LOCAL_PROXY);
@@ -54,6 +57,7 @@ export function createServices(config: Config, bindings: Bindings): Services {
       await bindings.INGEST_QUEUE.send(message, { contentType: "json" });
     },
     project: (projectId) => ({ db: db(), projectId, loaded: new Map(), providers }),
+    authCache,
     defer: (task) => {
       deferred.push(task);
     },

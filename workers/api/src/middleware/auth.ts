@@ -21,6 +21,10 @@ export const requireApiKey = createMiddleware<HonoEnv>(async (c, next) => {
     bearer(c.req.header("authorization")),
     pathId(DATASET_PATH.exec(c.req.path)?.[1]),
     pathId(ENDPOINT_PATH.exec(c.req.path)?.[1]),
+    {
+      cache: services.authCache,
+      endpointFromCache: c.req.method === "POST" && COMPLETION_PATH.test(c.req.path),
+    },
   );
   c.set("caller", caller);
   const project = services.project(caller.projectId);
@@ -33,6 +37,7 @@ export const requireApiKey = createMiddleware<HonoEnv>(async (c, next) => {
 
 const DATASET_PATH = /^\/api\/datasets\/([^/]+)/;
 const ENDPOINT_PATH = /^(?:\/api)?\/endpoints\/([^/]+)/;
+const COMPLETION_PATH = /^(?:\/api)?\/endpoints\/[^/]+(?:\/chat)?\/completions$/;
 
 /**
  * The id to prefetch with the key, decoded as Hono decodes path parameters: a malformed

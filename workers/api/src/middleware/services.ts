@@ -1,3 +1,4 @@
+import { AuthCache } from "@quarry/core";
 import { createMiddleware } from "hono/factory";
 import type { Config } from "../env.ts";
 import type { HonoEnv } from "../http/hono-env.ts";
@@ -5,8 +6,12 @@ import { createServices } from "../http/services.ts";
 
 /** Builds the request's services; closes them after the response (streams included). */
 export function services(config: (env: HonoEnv["Bindings"]) => Config) {
+  // Lives as long as the isolate: the one piece of state requests share.
+  let authCache: AuthCache | undefined;
   return createMiddleware<HonoEnv>(async (c, next) => {
-    const built = createServices(config(c.env), c.env);
+    const settings = config(c.env);
+    authCache ??= new AuthCache({ ttlMs: settings.AUTH_CACHE_SECONDS * 1000 });
+    const built = createServices(settings, c.env, authCache);
     c.set("services", built);
     try {
       await next();

@@ -55,7 +55,9 @@ export function registerAdmin(app: OpenAPIHono<HonoEnv>) {
     return c.json(key, 201);
   });
   app.openapi(revokeKeyRoute, async (c) => {
-    await revokeApiKey(c.get("services").db(), c.req.valid("param").key_id);
+    const services = c.get("services");
+    await revokeApiKey(services.db(), c.req.valid("param").key_id);
+    services.authCache.forgetKey(c.req.valid("param").key_id);
     return c.body(null, 204);
   });
 }

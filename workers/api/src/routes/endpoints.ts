@@ -90,15 +90,15 @@ export function registerEndpoints(app: OpenAPIHono<HonoEnv>) {
     return c.json(await getEndpoint(c.var.project, c.req.valid("param").id), 200);
   });
   app.openapi(updateEndpointRoute, async (c) => {
-    const updated = await updateEndpoint(
-      c.var.project,
-      c.req.valid("param").id,
-      c.req.valid("json"),
-    );
+    const id = c.req.valid("param").id;
+    const updated = await updateEndpoint(c.var.project, id, c.req.valid("json"));
+    c.var.services.authCache.forgetEndpoint(id);
     return c.json(updated, 200);
   });
   app.openapi(deleteEndpointRoute, async (c) => {
-    await deleteEndpoint(c.var.project, c.req.valid("param").id);
+    const id = c.req.valid("param").id;
+    await deleteEndpoint(c.var.project, id);
+    c.var.services.authCache.forgetEndpoint(id);
     return c.body(null, 204);
   });
 }
