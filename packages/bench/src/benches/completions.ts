@@ -1,12 +1,9 @@
 import http from "node:http";
-import {
-  FAKE_REPLY,
-  type FakeOpenAI,
-  startFakeOpenAI,
-} from "../../../../workers/api/test/support/fake-openai-server.ts";
+import { FAKE_REPLY } from "../../../../workers/api/test/support/fake-openai-server.ts";
 import { createQuarryApi } from "../harness/api.ts";
 import { type Bench, scaled } from "../harness/bench.ts";
 import { runConcurrent } from "../harness/concurrency.ts";
+import { loopbackUpstream } from "../harness/loopback-upstream.ts";
 import { fmt } from "../harness/report.ts";
 import { perSecond, round, type Summary, summarize } from "../harness/stats.ts";
 import { createTenant } from "../harness/target.ts";
@@ -27,9 +24,7 @@ import { timeStream } from "./completions/stream-timing.ts";
  * - streamed completions per second with 8 concurrent clients (no search).
  * Targets: added TTFB p50 <= 5 ms without search, <= search p50 + 5 ms with it.
  *
- * The upstream is the e2e tests' fake server (`openai/reply`). Against a running stack
- * (`BASE`), start that stack with OPENAI_BASE_URL=http://127.0.0.1:<BENCH_UPSTREAM_PORT>/v1
- * (default port 8790) and any OPENAI_API_KEY.
+ * The upstream and how to point a running stack (`BASE`) at it: harness/loopback-upstream.ts.
  */
 const SAMPLES = 200;
 const WARMUP = 20;
@@ -40,23 +35,14 @@ const TOP_K = 3;
 const MODEL = "openai/reply";
 const TARGET_ADDED_P50_MS = 5;
 
-let upstream: FakeOpenAI | undefined;
+const upstream = loopbackUpstream();
 
 export const completionsBench: Bench = {
   name: "completions",
   summary: "E4 added time to first byte (p50/p95, ± search), JSON overhead, completions/s at 8",
-  async prepare(progress) {
-    const port = process.env.BASE ? Number(process.env.BENCH_UPSTREAM_PORT ?? 8790) : 0;
-    upstream = await startFakeOpenAI({ port });
-    progress(`loopback upstream at ${upstream.url}`);
-    const started = upstream;
-    return {
-      stack: { openaiBaseUrl: started.url, openaiApiKey: "sk-bench" },
-      close: () => started.close(),
-    };
-  },
+  prepare: upstream.prepare,
   async run({ target, http: client, scale, progress }) {
-    if (!upstream) throw new Error("prepare() did not run");
+    const fake = upstream.started();
     const samples = scaled(SAMPLES, scale, { min: 20 });
     const throughputCount = scaled(THROUGHPUT_COMPLETIONS, scale, { step: CLIENTS });
     const rows = scaled(DATASET_ROWS, scale, { step: 100 });
@@ -98,7 +84,7 @@ export const completionsBench: Bench = {
 
     const agent = new http.Agent({ keepAlive: true, maxSockets: 64 });
     const base = target.baseUrl;
-    const upstreamUrl = upstream.url;
+    const upstreamUrl = fake.url;
     const direct = () =>
       timeStream(
         agent,

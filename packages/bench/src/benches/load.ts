@@ -1,11 +1,8 @@
 import http from "node:http";
-import {
-  type FakeOpenAI,
-  startFakeOpenAI,
-} from "../../../../workers/api/test/support/fake-openai-server.ts";
 import { createQuarryApi } from "../harness/api.ts";
 import { type Bench, scaled } from "../harness/bench.ts";
 import { runConcurrent } from "../harness/concurrency.ts";
+import { loopbackUpstream } from "../harness/loopback-upstream.ts";
 import { hashSeed, seededRandom } from "../harness/random.ts";
 import { fmt } from "../harness/report.ts";
 import { perSecond, round, startTimer } from "../harness/stats.ts";
@@ -36,9 +33,7 @@ import { Recorder, withDeadline } from "./load/recorder.ts";
  * write integrity afterwards (every acknowledged upsert stored exactly once, every
  * acknowledged upload `ready` with exactly its rows, every acknowledged completion logged
  * once), and the resident memory of each process at the start, peak and end.
- *
- * Against a running stack (`BASE`), start that stack with
- * OPENAI_BASE_URL=http://127.0.0.1:<BENCH_UPSTREAM_PORT>/v1 (default port 8790).
+ * The upstream and how to point a running stack (`BASE`) at it: harness/loopback-upstream.ts.
  */
 const CLIENTS = 16;
 const SECONDS = 60;
@@ -47,24 +42,15 @@ const SEED_BATCH = 100;
 const REQUEST_DEADLINE_MS = 60_000;
 const MODEL = "openai/reply";
 
-let upstream: FakeOpenAI | undefined;
+const upstream = loopbackUpstream();
 
 export const loadBench: Bench = {
   name: "load",
   summary:
     "16 clients × 60 s of mixed search, upserts, uploads, completions: latency, errors, integrity, RSS",
-  async prepare(progress) {
-    const port = process.env.BASE ? Number(process.env.BENCH_UPSTREAM_PORT ?? 8790) : 0;
-    upstream = await startFakeOpenAI({ port });
-    progress(`loopback upstream at ${upstream.url}`);
-    const started = upstream;
-    return {
-      stack: { openaiBaseUrl: started.url, openaiApiKey: "sk-bench" },
-      close: () => started.close(),
-    };
-  },
+  prepare: upstream.prepare,
   async run({ target, http: client, scale, progress }) {
-    if (!upstream) throw new Error("prepare() did not run");
+    upstream.started(); // the stack was pointed at it in prepare()
     const clients = positiveInteger("LOAD_CLIENTS", CLIENTS);
     const seconds = positiveInteger("LOAD_SECONDS", scaled(SECONDS, scale, { min: 5 }));
     const seedRows = scaled(SEED_ROWS, scale, { step: SEED_BATCH });

@@ -1,11 +1,9 @@
-import { mkdtemp, readFile, rm } from "node:fs/promises";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { readFile } from "node:fs/promises";
 import { Client as NeonClient, neonConfig } from "@neondatabase/serverless";
 import { WebSocket } from "ws";
-import { freePort } from "../../../../packages/local-stack/src/free-port.ts";
-import { type Stack, startStack } from "../../../../packages/local-stack/src/stack.ts";
-import { type FakeOpenAI, startFakeOpenAI } from "./fake-openai-server.ts";
+import type { Stack } from "../../../../packages/local-stack/src/stack.ts";
+import type { FakeOpenAI } from "./fake-openai-server.ts";
+import { startTestStack } from "./test-stack.ts";
 
 /**
  * The fault suite's own stack (hardening-faults.test.ts): the shared e2e stack must not have
@@ -66,24 +64,11 @@ export interface StreamReply {
 export class HangError extends Error {}
 
 export async function startFaultStack(options: { ingestFaultRate: number }): Promise<FaultStack> {
-  const dataDir = await mkdtemp(join(tmpdir(), "quarry-faults-"));
-  const logFile = join(dataDir, "wrangler.log");
-  const openai = await startFakeOpenAI();
-  let stack: Stack;
-  try {
-    stack = await startStack({
-      port: await freePort(),
-      dataDir,
-      openaiBaseUrl: openai.url,
-      openaiApiKey: "sk-faults-fake",
-      vars: { INGEST_FAULT_RATE: String(options.ingestFaultRate) },
-      wranglerOutput: { file: logFile },
-    });
-  } catch (error) {
-    console.error(`fault stack failed to start; wrangler log: ${logFile}`);
-    await openai.close();
-    throw error;
-  }
+  const started = await startTestStack({
+    label: "faults",
+    vars: { INGEST_FAULT_RATE: String(options.ingestFaultRate) },
+  });
+  const { stack, openai, logFile } = started;
   const baseUrl = stack.baseUrl;
 
   neonConfig.webSocketConstructor = WebSocket;
@@ -189,9 +174,7 @@ export async function startFaultStack(options: { ingestFaultRate: number }): Pro
       return key.body.key;
     },
     async close() {
-      await stack.stop();
-      await openai.close();
-      if (!process.env.KEEP_E2E_DATA) await rm(dataDir, { recursive: true, force: true });
+      await started.stop();
     },
   };
 }

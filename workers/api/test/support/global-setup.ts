@@ -1,10 +1,5 @@
-import { mkdtemp, rm } from "node:fs/promises";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
 import type { TestProject } from "vitest/node";
-import { freePort } from "../../../../packages/local-stack/src/free-port.ts";
-import { type Stack, startStack } from "../../../../packages/local-stack/src/stack.ts";
-import { startFakeOpenAI } from "./fake-openai-server.ts";
+import { startTestStack } from "./test-stack.ts";
 
 declare module "vitest" {
   export interface ProvidedContext {
@@ -31,30 +26,10 @@ export default async function setup(project: TestProject) {
     project.provide("databaseUrl", process.env.E2E_DATABASE_URL ?? "");
     return;
   }
-  const dataDir = await mkdtemp(join(tmpdir(), "quarry-e2e-"));
-  // Completions reach a real OpenAI-compatible server on loopback (openai/<scenario> models).
-  const openai = await startFakeOpenAI();
-  let stack: Stack;
-  try {
-    stack = await startStack({
-      port: await freePort(),
-      dataDir,
-      openaiBaseUrl: openai.url,
-      openaiApiKey: "sk-e2e-fake",
-      wranglerOutput: { file: join(dataDir, "wrangler.log") },
-    });
-  } catch (error) {
-    console.error(`e2e stack failed to start; wrangler log: ${join(dataDir, "wrangler.log")}`);
-    await openai.close();
-    throw error;
-  }
+  const { stack, openai, stop } = await startTestStack({ label: "e2e" });
   project.provide("baseUrl", stack.baseUrl);
   project.provide("adminToken", stack.adminToken);
   project.provide("openaiBaseUrl", openai.url);
   project.provide("databaseUrl", stack.databaseUrl);
-  return async () => {
-    await stack.stop();
-    await openai.close();
-    if (!process.env.KEEP_E2E_DATA) await rm(dataDir, { recursive: true, force: true });
-  };
+  return stop;
 }
