@@ -15,6 +15,8 @@ export const envSchema = z.object({
     .optional()
     .transform((v) => v === "true"),
   NEON_LOCAL_PROXY: z.string().optional(),
+  /** a database connect or query unanswered this long fails the request (500) */
+  DATABASE_TIMEOUT_SECONDS: z.coerce.number().int().min(1).max(600).default(30),
   /** seconds a verified key and a completion's endpoint are trusted per isolate; 0 = off */
   AUTH_CACHE_SECONDS: z.coerce.number().int().min(0).max(300).default(10),
 });
@@ -30,6 +32,7 @@ export interface Bindings {
   ALLOW_PRIVATE_URLS?: string;
   NEON_LOCAL_PROXY?: string;
   AUTH_CACHE_SECONDS?: string;
+  DATABASE_TIMEOUT_SECONDS?: string;
   FILES: R2Bucket;
   INGEST_QUEUE: Queue<unknown>;
   AI?: Ai;

@@ -22,10 +22,16 @@ import {
 // commit, between slices, before the ack); a message's third delivery is never struck.
 const INGEST_FAULT_RATE = 0.9;
 const SETTLE_MS = 60_000;
+// Long enough for any statement of these scenarios on the embedded database, short enough
+// that a silent database fails its requests well inside the test's deadlines.
+const DATABASE_TIMEOUT_SECONDS = 8;
 
 let fx: FaultStack;
 beforeAll(async () => {
-  fx = await startFaultStack({ ingestFaultRate: INGEST_FAULT_RATE });
+  fx = await startFaultStack({
+    ingestFaultRate: INGEST_FAULT_RATE,
+    databaseTimeoutSeconds: DATABASE_TIMEOUT_SECONDS,
+  });
 });
 afterAll(async () => {
   await fx?.close();
@@ -370,6 +376,40 @@ describe("b. database connections drop mid-request", () => {
     expect(search.status, search.text).toBe(200);
     expect((await fx.call("/health")).status).toBe(200);
   }, 60_000);
+});
+
+describe("d. the database stops answering", () => {
+  it("requests fail with a 500 envelope after DATABASE_TIMEOUT_SECONDS instead of hanging, write nothing, and the service recovers", async () => {
+    const token = await fx.tenant("faults-silent");
+    const datasetId = await createDataset(token, "silent-db");
+    const requests = () => [
+      fx.call(`/api/datasets/${datasetId}`, { token, timeoutMs: 40_000 }),
+      fx.call(`/api/datasets/${datasetId}/rows/upsert`, {
+        method: "POST",
+        token,
+        body: { document_id: "silent", rows: [{ data: { text: "never stored" } }] },
+        timeoutMs: 40_000,
+      }),
+    ];
+    const faults = fx.stack.pg.faults;
+    const silencedBefore = faults.silenced;
+    // The next two connections (one per request) answer their startup, then nothing more:
+    // the requests' first queries wait on an open socket that never replies.
+    faults.silenceAfter({ connections: 2, afterMessages: 1 });
+    const silent = await Promise.all(requests()); // a HangError (40 s) fails the test here
+    faults.reset();
+    expect(faults.silenced - silencedBefore).toBe(2);
+    for (const reply of silent) {
+      expect(reply.status, reply.text).toBe(500);
+      expect(envelopeProblems(reply), reply.text).toEqual([]);
+    }
+    expect(await storedTexts(datasetId, "silent")).toEqual([]);
+
+    const [get, upsert] = await Promise.all(requests());
+    expect(get?.status, get?.text).toBe(200);
+    expect(upsert?.status, upsert?.text).toBe(200);
+    expect(await storedTexts(datasetId, "silent")).toEqual(["never stored"]);
+  }, 90_000);
 });
 
 function sameList(a: string[], b: string[]): boolean {

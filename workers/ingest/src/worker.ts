@@ -11,7 +11,7 @@ import {
   runIngestSlice,
 } from "@quarry/core";
 import type { AiBinding, ProviderEnv } from "@quarry/providers";
-import { openDatabase, r2SourceReader } from "@quarry/worker-kit";
+import { databaseTimeoutMs, openDatabase, r2SourceReader } from "@quarry/worker-kit";
 import type { Bindings } from "./env.ts";
 import { faultsFrom } from "./fault-injection.ts";
 
@@ -28,7 +28,10 @@ const retryDelaySeconds = (attempts: number) => Math.min(2 ** attempts, 300);
  */
 export default {
   async queue(batch, env, ctx) {
-    const { db, close } = openDatabase(env.DATABASE_URL, env.NEON_LOCAL_PROXY);
+    const { db, close } = openDatabase(env.DATABASE_URL, {
+      localProxy: env.NEON_LOCAL_PROXY,
+      timeoutMs: databaseTimeoutMs(env.DATABASE_TIMEOUT_SECONDS),
+    });
     const providers: ProviderEnv = {
       ...(env.OPENAI_API_KEY ? { OPENAI_API_KEY: env.OPENAI_API_KEY } : {}),
       ...(env.OPENAI_BASE_URL ? { OPENAI_BASE_URL: env.OPENAI_BASE_URL } : {}),

@@ -14,16 +14,45 @@ export interface DatabaseHandle {
  * its own Neon client over a WebSocket, which also supports interactive transactions.
  *
  * `localProxy` ("host:port") points the driver at the local stack's WebSocket endpoint
- * instead of Neon's; only `pnpm dev` sets it.
+ * instead of Neon's; only `pnpm dev` sets it. `timeoutMs` bounds the connect and each query.
  */
-export function openDatabase(connectionString: string, localProxy?: string): DatabaseHandle {
-  if (localProxy) useLocalProxy(localProxy);
-  const pool = new Pool({ connectionString, max: 1 });
+export function openDatabase(
+  connectionString: string,
+  options: { localProxy?: string | undefined; timeoutMs?: number } = {},
+): DatabaseHandle {
+  if (options.localProxy) useLocalProxy(options.localProxy);
+  const timeoutMs = options.timeoutMs ?? DEFAULT_DATABASE_TIMEOUT_MS;
+  // A database that stops answering (a hung backend, a black-holed route) must fail the
+  // request, not hold it until the client gives up: both the connect and every query have a
+  // deadline, after which the request gets a 500 and its transaction is abandoned.
+  const pool = new Pool({
+    connectionString,
+    max: 1,
+    connectionTimeoutMillis: timeoutMs,
+    query_timeout: timeoutMs,
+  });
   // A connection error on an idle client must not crash the isolate; the query that needs
   // the connection reports it.
   pool.on("error", () => {});
   const db = drizzle({ client: pool, schema }) as unknown as Database;
   return { db, close: () => pool.end() };
+}
+
+export const DEFAULT_DATABASE_TIMEOUT_MS = 30_000;
+
+/**
+ * DATABASE_TIMEOUT_SECONDS as milliseconds: unset means the default; anything but a whole
+ * number of seconds from 1 to 600 is a configuration error, said at once.
+ */
+export function databaseTimeoutMs(seconds: string | undefined): number {
+  if (seconds === undefined || seconds === "") return DEFAULT_DATABASE_TIMEOUT_MS;
+  const value = Number(seconds);
+  if (!Number.isInteger(value) || value < 1 || value > 600) {
+    throw new Error(
+      `DATABASE_TIMEOUT_SECONDS must be a whole number from 1 to 600, got "${seconds}"`,
+    );
+  }
+  return value * 1000;
 }
 
 let configuredProxy: string | undefined;

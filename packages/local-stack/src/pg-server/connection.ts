@@ -22,7 +22,8 @@ export interface PgConnectionOptions {
   log: (msg: string) => void;
   onClosed: (connection: PgConnection) => void;
   /** test-only connection cuts (see PgServerFaults); a flag check per message when off */
-  faults?: FaultPolicy;
+  /** injected faults: connections to cut, connections to silence */
+  faults?: { cut: FaultPolicy; silence: FaultPolicy };
 }
 
 // Single byte 'N': "no SSL / no GSS encryption here, carry on in plaintext".
@@ -52,6 +53,8 @@ export class PgConnection implements TransportSink {
   private tornDown = false;
   /** Messages executed so far (the startup message is the first). */
   private handled = 0;
+  /** injected fault: reads nothing more, answers nothing more, until the client leaves */
+  private silenced = false;
   /** True once we sent PGlite anything since acquiring the lock. */
   private touchedSession = false;
   private idleTimer: NodeJS.Timeout | undefined;
@@ -65,7 +68,7 @@ export class PgConnection implements TransportSink {
   }
 
   receive(chunk: Uint8Array): void {
-    if (this.closing) return;
+    if (this.closing || this.silenced) return;
     // Activity, even a partial message, means the client is not stuck.
     this.clearIdleTimer();
     try {
@@ -113,14 +116,19 @@ export class PgConnection implements TransportSink {
   private async run(): Promise<void> {
     try {
       for (;;) {
-        if (this.closing) break;
+        if (this.closing || this.silenced) break;
         const message = this.inbox.shift();
         if (!message) break;
         await this.handle(message);
         this.handled++;
         const faults = this.opts.faults;
-        if (faults?.armed && faults.shouldCut(this.handled)) {
-          if (this.cut(`injected fault after message ${this.handled}`)) faults.dropped++;
+        if (faults?.cut.armed && faults.cut.strikes(this.handled)) {
+          if (this.cut(`injected fault after message ${this.handled}`)) faults.cut.struck++;
+        }
+        if (faults?.silence.armed && faults.silence.strikes(this.handled)) {
+          this.silenced = true;
+          faults.silence.struck++;
+          this.log(`silenced (injected fault after message ${this.handled})`);
         }
       }
     } catch (err) {

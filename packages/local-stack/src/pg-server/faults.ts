@@ -1,9 +1,11 @@
 /**
  * Fault injection for tests (off by default): cuts client connections the way a network
- * failure or a crashed proxy would. A cut destroys the client's socket at once, so the client
- * sees its connection drop mid-request; on the server side the message being executed runs
- * to its end (a COMMIT already running still commits, exactly as with a real backend whose
- * client vanished) and whatever the client left open is rolled back.
+ * failure or a crashed proxy would, or silences them the way a hung backend or a black-holed
+ * route would. A cut destroys the client's socket at once, so the client sees its connection
+ * drop mid-request; on the server side the message being executed runs to its end (a COMMIT
+ * already running still commits, exactly as with a real backend whose client vanished) and
+ * whatever the client left open is rolled back. A silenced connection keeps its socket open
+ * and never answers again: only the client's own timeouts end its wait.
  */
 export interface PgServerFaults {
   /** Cuts every open client connection now; returns how many were cut. */
@@ -14,16 +16,28 @@ export interface PgServerFaults {
    * message is the first; every Parse, Bind, Execute, Sync or Query counts one).
    */
   dropAfter(options: { connections: number; afterMessages: number }): void;
-  /** Disarms `dropAfter`. */
+  /**
+   * Arms a silence of the next `connections` client connections: each stops reading (and so
+   * answering) right after its `afterMessages`-th message. Use 1 (after the startup) to
+   * silence connections that hold no transaction, so the one session stays free for others.
+   */
+  silenceAfter(options: { connections: number; afterMessages: number }): void;
+  /** Disarms `dropAfter` and `silenceAfter` (connections already silenced stay silent). */
   reset(): void;
   /** How many connections the faults have cut since the server started. */
   readonly dropped: number;
+  /** How many connections the faults have silenced since the server started. */
+  readonly silenced: number;
 }
 
-/** What a connection asks after each message it has executed: only a flag check when off. */
+/**
+ * One kind of fault, armed for a number of connections: what a connection asks after each
+ * message it has executed (only a flag check when off).
+ */
 export class FaultPolicy {
   armed = false;
-  dropped = 0;
+  /** connections struck since the server started */
+  struck = 0;
   private remaining = 0;
   private afterMessages = 0;
 
@@ -42,8 +56,8 @@ export class FaultPolicy {
     this.remaining = 0;
   }
 
-  /** Whether the connection that has just executed its `handled`-th message must be cut. */
-  shouldCut(handled: number): boolean {
+  /** Whether the connection that has just executed its `handled`-th message is struck. */
+  strikes(handled: number): boolean {
     if (!this.armed || handled !== this.afterMessages) return false;
     this.remaining--;
     if (this.remaining <= 0) this.armed = false;

@@ -49,7 +49,7 @@ export async function startPgServer(db: PGlite, opts: PgServerOptions = {}): Pro
   const idleInTransactionMs = opts.idleInTransactionMs ?? 30_000;
   const lock = sessionLockFor<PgConnection>(db);
   const connections = new Set<PgConnection>();
-  const faultPolicy = new FaultPolicy();
+  const faultPolicy = { cut: new FaultPolicy(), silence: new FaultPolicy() };
   let shuttingDown = false;
 
   const accept = (transport: Transport): TransportSink => {
@@ -89,13 +89,22 @@ export async function startPgServer(db: PGlite, opts: PgServerOptions = {}): Pro
       dropAll() {
         let cut = 0;
         for (const c of connections) if (c.cut("injected fault: all connections dropped")) cut++;
-        faultPolicy.dropped += cut;
+        faultPolicy.cut.struck += cut;
         return cut;
       },
-      dropAfter: ({ connections: count, afterMessages }) => faultPolicy.arm(count, afterMessages),
-      reset: () => faultPolicy.reset(),
+      dropAfter: ({ connections: count, afterMessages }) =>
+        faultPolicy.cut.arm(count, afterMessages),
+      silenceAfter: ({ connections: count, afterMessages }) =>
+        faultPolicy.silence.arm(count, afterMessages),
+      reset: () => {
+        faultPolicy.cut.reset();
+        faultPolicy.silence.reset();
+      },
       get dropped() {
-        return faultPolicy.dropped;
+        return faultPolicy.cut.struck;
+      },
+      get silenced() {
+        return faultPolicy.silence.struck;
       },
     },
     close() {

@@ -38,7 +38,10 @@ export interface Services {
 export function createServices(config: Config, bindings: Bindings, authCache: AuthCache): Services {
   let handle: ReturnType<typeof openDatabase> | undefined;
   const db = () => {
-    handle ??= openDatabase(config.DATABASE_URL, config.NEON_LOCAL_PROXY);
+    handle ??= openDatabase(config.DATABASE_URL, {
+      localProxy: config.NEON_LOCAL_PROXY,
+      timeoutMs: config.DATABASE_TIMEOUT_SECONDS * 1000,
+    });
     return handle.db;
   };
   const providers: ProviderEnv = {

@@ -63,10 +63,17 @@ export interface StreamReply {
 
 export class HangError extends Error {}
 
-export async function startFaultStack(options: { ingestFaultRate: number }): Promise<FaultStack> {
+export async function startFaultStack(options: {
+  ingestFaultRate: number;
+  /** how long the workers wait for a silent database (DATABASE_TIMEOUT_SECONDS) */
+  databaseTimeoutSeconds: number;
+}): Promise<FaultStack> {
   const started = await startTestStack({
     label: "faults",
-    vars: { INGEST_FAULT_RATE: String(options.ingestFaultRate) },
+    vars: {
+      INGEST_FAULT_RATE: String(options.ingestFaultRate),
+      DATABASE_TIMEOUT_SECONDS: String(options.databaseTimeoutSeconds),
+    },
   });
   const { stack, openai, logFile } = started;
   const baseUrl = stack.baseUrl;
