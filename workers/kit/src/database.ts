@@ -10,11 +10,16 @@ export interface DatabaseHandle {
 
 /**
  * Opens the database for one request or one queue batch. Workers cannot share sockets
- * between requests (a pool at module scope hangs the second request), so every request gets
- * its own Neon client over a WebSocket, which also supports interactive transactions.
+ * between requests (a pool at module scope hangs the second request), so:
+ * - a statement outside a transaction goes over HTTP (Neon's SQL-over-HTTP: `Pool.query`
+ *   with `poolQueryViaFetch`), one round trip with no connection to open — most requests
+ *   never open a socket at all;
+ * - a transaction takes the pool's one client, a WebSocket opened on first use, which
+ *   interactive transactions need.
  *
- * `localProxy` ("host:port") points the driver at the local stack's WebSocket endpoint
- * instead of Neon's; only `pnpm dev` sets it. `timeoutMs` bounds the connect and each query.
+ * `localProxy` ("host:port") points the driver at the local stack's WebSocket and HTTP
+ * endpoints instead of Neon's; only `pnpm dev` sets it. `timeoutMs` bounds the connect and
+ * each statement, over either path.
  */
 export function openDatabase(
   connectionString: string,
@@ -22,6 +27,7 @@ export function openDatabase(
 ): DatabaseHandle {
   if (options.localProxy) useLocalProxy(options.localProxy);
   const timeoutMs = options.timeoutMs ?? DEFAULT_DATABASE_TIMEOUT_MS;
+  useHttpForSingleStatements(timeoutMs);
   // A database that stops answering (a hung backend, a black-holed route) must fail the
   // request, not hold it until the client gives up: both the connect and every query have a
   // deadline, after which the request gets a 500 and its transaction is abandoned.
@@ -32,7 +38,8 @@ export function openDatabase(
     query_timeout: timeoutMs,
   });
   // A connection error on an idle client must not crash the isolate; the query that needs
-  // the connection reports it.
+  // the connection reports it. (An "error" listener is the one kind that keeps
+  // `poolQueryViaFetch` on.)
   pool.on("error", () => {});
   const db = drizzle({ client: pool, schema }) as unknown as Database;
   return { db, close: () => pool.end() };
@@ -55,10 +62,20 @@ export function databaseTimeoutMs(seconds: string | undefined): number {
   return value * 1000;
 }
 
+/** The driver's settings are global: every request of an isolate shares them. */
+function useHttpForSingleStatements(timeoutMs: number): void {
+  neonConfig.poolQueryViaFetch = true;
+  // Bound, like query_timeout on the WebSocket path. Called detached from globalThis, a
+  // Workers fetch throws "Illegal invocation", hence the arrow.
+  neonConfig.fetchFunction = (url: string, init: RequestInit) =>
+    fetch(url, { ...init, signal: AbortSignal.timeout(timeoutMs) });
+}
+
 let configuredProxy: string | undefined;
 function useLocalProxy(proxy: string): void {
   if (configuredProxy === proxy) return;
   configuredProxy = proxy;
+  neonConfig.fetchEndpoint = () => `http://${proxy}/sql`;
   neonConfig.wsProxy = (host, port) => `${proxy}/v1?address=${host}:${port}`;
   neonConfig.useSecureWebSocket = false;
   neonConfig.pipelineTLS = false;

@@ -21,7 +21,6 @@ export interface PgConnectionOptions {
   idleInTransactionMs: number;
   log: (msg: string) => void;
   onClosed: (connection: PgConnection) => void;
-  /** test-only connection cuts (see PgServerFaults); a flag check per message when off */
   /** injected faults: connections to cut, connections to silence */
   faults?: { cut: FaultPolicy; silence: FaultPolicy };
 }

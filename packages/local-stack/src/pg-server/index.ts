@@ -1,7 +1,9 @@
+import type { ServerResponse } from "node:http";
 import type { PGlite } from "@electric-sql/pglite";
 import { PgConnection } from "./connection.ts";
 import { FaultPolicy, type PgServerFaults } from "./faults.ts";
-import { sessionLockFor } from "./session-lock.ts";
+import { type SessionLock, sessionLockFor } from "./session-lock.ts";
+import { sqlOverHttp } from "./sql-over-http.ts";
 import { listenTcp } from "./tcp-listener.ts";
 import type { Listener, Transport, TransportSink } from "./transport.ts";
 import { listenWebSocket } from "./ws-listener.ts";
@@ -50,6 +52,7 @@ export async function startPgServer(db: PGlite, opts: PgServerOptions = {}): Pro
   const lock = sessionLockFor<PgConnection>(db);
   const connections = new Set<PgConnection>();
   const faultPolicy = { cut: new FaultPolicy(), silence: new FaultPolicy() };
+  const httpRequests = new Set<ServerResponse>();
   let shuttingDown = false;
 
   const accept = (transport: Transport): TransportSink => {
@@ -71,7 +74,20 @@ export async function startPgServer(db: PGlite, opts: PgServerOptions = {}): Pro
   const listeners: Listener[] = [];
   try {
     listeners.push(await listenTcp(host, opts.pgPort ?? 0, accept));
-    listeners.push(await listenWebSocket(host, opts.wsPort ?? 0, accept));
+    listeners.push(
+      await listenWebSocket(
+        host,
+        opts.wsPort ?? 0,
+        accept,
+        sqlOverHttp({
+          db,
+          lock: lock as SessionLock<unknown>,
+          faults: faultPolicy,
+          log,
+          inFlight: httpRequests,
+        }),
+      ),
+    );
   } catch (err) {
     await Promise.all(listeners.map((l) => l.close()));
     throw err;
@@ -89,6 +105,10 @@ export async function startPgServer(db: PGlite, opts: PgServerOptions = {}): Pro
       dropAll() {
         let cut = 0;
         for (const c of connections) if (c.cut("injected fault: all connections dropped")) cut++;
+        for (const res of httpRequests) {
+          res.destroy();
+          cut++;
+        }
         faultPolicy.cut.struck += cut;
         return cut;
       },

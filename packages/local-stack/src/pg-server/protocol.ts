@@ -53,3 +53,43 @@ export function errorResponse(severity: "ERROR" | "FATAL", code: string, message
   const body = `${field("S", severity)}${field("V", severity)}${field("C", code)}${field("M", message)}\0`;
   return typedMessage(MSG_ERROR_RESPONSE, Buffer.from(body, "utf8"));
 }
+
+/**
+ * One statement with text parameters through the extended protocol, as a driver sends it:
+ * Parse (unnamed, types left to the server), Bind (every parameter and result in text),
+ * Describe the portal (for the row description), Execute (all rows), Sync.
+ */
+export function extendedQueryMessages(sql: string, params: (string | null)[]): Uint8Array {
+  const parse = Buffer.concat([Buffer.from(`\0${sql}\0`, "utf8"), int16(0)]);
+  const values = params.map((value) => {
+    if (value === null) return int32(-1);
+    const bytes = Buffer.from(value, "utf8");
+    return Buffer.concat([int32(bytes.length), bytes]);
+  });
+  const bind = Buffer.concat([
+    Buffer.from("\0\0", "utf8"), // unnamed portal, unnamed statement
+    int16(0), // no parameter format codes: all text
+    int16(params.length),
+    ...values,
+    int16(0), // no result format codes: all text
+  ]);
+  return Buffer.concat([
+    typedMessage(0x50, parse), // 'P'
+    typedMessage(0x42, bind), // 'B'
+    typedMessage(0x44, Buffer.from("P\0", "utf8")), // 'D' portal
+    typedMessage(0x45, Buffer.concat([Buffer.from("\0", "utf8"), int32(0)])), // 'E', no row limit
+    syncMessage(),
+  ]);
+}
+
+function int16(value: number): Buffer {
+  const b = Buffer.alloc(2);
+  b.writeInt16BE(value);
+  return b;
+}
+
+function int32(value: number): Buffer {
+  const b = Buffer.alloc(4);
+  b.writeInt32BE(value);
+  return b;
+}

@@ -1,4 +1,4 @@
-import { createServer } from "node:http";
+import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import { type RawData, WebSocket, WebSocketServer } from "ws";
 import type { AcceptTransport, Listener, Transport } from "./transport.ts";
@@ -37,10 +37,16 @@ export function listenWebSocket(
   host: string,
   port: number,
   accept: AcceptTransport,
+  /** plain HTTP requests to `POST /sql` (Neon's SQL-over-HTTP); others get a 426 */
+  sql?: (req: IncomingMessage, res: ServerResponse) => Promise<void>,
 ): Promise<Listener> {
-  const server = createServer((_req, res) => {
+  const server = createServer((req, res) => {
+    if (sql && req.method === "POST" && req.url?.split("?")[0] === "/sql") {
+      void sql(req, res);
+      return;
+    }
     res.writeHead(426, { Upgrade: "websocket", "Content-Type": "text/plain" });
-    res.end("This endpoint only speaks WebSocket (Postgres wire protocol).\n");
+    res.end("This endpoint speaks WebSocket (Postgres wire protocol), and POST /sql.\n");
   });
   const wss = new WebSocketServer({ noServer: true, perMessageDeflate: false });
   server.on("upgrade", (req, socket, head) => {

@@ -1,0 +1,137 @@
+import { PGlite } from "@electric-sql/pglite";
+import { vector } from "@electric-sql/pglite-pgvector";
+import { neon, neonConfig, Pool as NeonPool } from "@neondatabase/serverless";
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { WebSocket } from "ws";
+import { type PgServer, startPgServer } from "../src/pg-server/index.ts";
+
+/**
+ * The local stack's stand-in for Neon's SQL-over-HTTP endpoint, read by the real driver:
+ * `neon()` and `Pool.query` with `poolQueryViaFetch`, as the workers use it.
+ */
+let db: PGlite;
+let server: PgServer;
+const URL = "postgresql://quarry:quarry@localhost:5432/postgres";
+
+beforeAll(async () => {
+  db = new PGlite({ extensions: { vector } });
+  await db.exec(`
+    CREATE EXTENSION vector;
+    CREATE TABLE items (
+      id serial PRIMARY KEY, label text NOT NULL UNIQUE, tags text[], meta jsonb,
+      embedding vector(3), seen timestamptz, score float8, big bigint
+    );
+  `);
+  server = await startPgServer(db);
+  neonConfig.fetchEndpoint = () => `http://${server.host}:${server.wsPort}/sql`;
+  neonConfig.webSocketConstructor = WebSocket;
+  neonConfig.wsProxy = () => `${server.host}:${server.wsPort}/v1`;
+  neonConfig.useSecureWebSocket = false;
+  neonConfig.pipelineConnect = false;
+});
+
+afterAll(async () => {
+  await server?.close();
+  await db?.close();
+});
+
+beforeEach(async () => {
+  await db.exec("TRUNCATE items RESTART IDENTITY");
+  server.faults.reset();
+});
+
+describe("SQL over HTTP (Neon's /sql)", () => {
+  it("runs a parameterised statement and returns every type as Postgres prints it, parsed by the driver", async () => {
+    const sql = neon(URL);
+    const inserted = await sql.query(
+      "INSERT INTO items (label, tags, meta, embedding, seen, score, big) VALUES ($1, $2, $3, $4, $5, $6, $7) RETURNING *",
+      [
+        "a'b",
+        ["x", "y z"],
+        JSON.stringify({ k: [1, "two"] }),
+        "[1,2,3]",
+        new Date("2026-01-02T03:04:05.678Z"),
+        0.5,
+        "9007199254740993",
+      ],
+    );
+    expect(inserted).toEqual([
+      {
+        id: 1,
+        label: "a'b",
+        tags: ["x", "y z"],
+        meta: { k: [1, "two"] },
+        embedding: "[1,2,3]",
+        seen: new Date("2026-01-02T03:04:05.678Z"),
+        score: 0.5,
+        big: "9007199254740993",
+      },
+    ]);
+    const nulls = await sql.query("SELECT NULL::text AS t, $1::int AS n", [null]);
+    expect(nulls).toEqual([{ t: null, n: null }]);
+  });
+
+  it("reports the command and row count, and array mode, as the driver's full results", async () => {
+    const sql = neon(URL, { fullResults: true, arrayMode: true });
+    await sql.query("INSERT INTO items (label) VALUES ('a'), ('b'), ('c')");
+    const updated = await sql.query("UPDATE items SET score = 1 WHERE label <> $1", ["a"]);
+    expect(updated).toMatchObject({ command: "UPDATE", rowCount: 2 });
+    const selected = await sql.query("SELECT label FROM items ORDER BY id");
+    expect(selected.rows).toEqual([["a"], ["b"], ["c"]]);
+    expect(selected.fields.map((f) => f.name)).toEqual(["label"]);
+  });
+
+  it("turns a statement error into the driver's NeonDbError with Postgres's fields, and changes nothing", async () => {
+    const sql = neon(URL);
+    await sql.query("INSERT INTO items (label) VALUES ('dup')");
+    const failed = await sql.query("INSERT INTO items (label) VALUES ('dup')").catch((e) => e);
+    expect(failed).toMatchObject({
+      name: "NeonDbError",
+      code: "23505",
+      constraint: "items_label_key",
+      table: "items",
+    });
+    const syntax = await sql.query("SELEC 1").catch((e) => e);
+    expect(syntax).toMatchObject({ code: "42601" });
+    expect(await sql.query("SELECT count(*)::int AS n FROM items")).toEqual([{ n: 1 }]);
+  });
+
+  it("never leaves the shared session in a transaction", async () => {
+    const sql = neon(URL);
+    await expect(sql.query("BEGIN")).rejects.toThrow(/transaction control/);
+    expect(db.isInTransaction()).toBe(false);
+    expect(await sql.query("SELECT 1 AS one")).toEqual([{ one: 1 }]);
+  });
+
+  it("serves Pool.query over HTTP and transactions over WebSocket, taking turns for the one session", async () => {
+    neonConfig.poolQueryViaFetch = true;
+    try {
+      const pool = new NeonPool({ connectionString: URL, max: 1 });
+      const client = await pool.connect();
+      await client.query("BEGIN");
+      await client.query("INSERT INTO items (label) VALUES ('in-tx')");
+      // An HTTP statement waits for the open transaction's turn, then sees its commit.
+      const counted = pool.query("SELECT count(*)::int AS n FROM items");
+      await client.query("COMMIT");
+      client.release();
+      expect((await counted).rows).toEqual([{ n: 1 }]);
+      expect(server.connectionCount()).toBe(1);
+      await pool.end();
+    } finally {
+      neonConfig.poolQueryViaFetch = false;
+    }
+  });
+
+  it("obeys the silence and cut faults, one request per struck connection", async () => {
+    const sql = neon(URL);
+    server.faults.silenceAfter({ connections: 1, afterMessages: 1 });
+    const silenced = await sql
+      .query("SELECT 1", [], { fetchOptions: { signal: AbortSignal.timeout(500) } })
+      .catch((e) => e);
+    expect(String(silenced)).toMatch(/abort|timeout/i);
+    expect(server.faults.silenced).toBeGreaterThanOrEqual(1);
+    server.faults.dropAfter({ connections: 1, afterMessages: 1 });
+    await expect(sql.query("SELECT 1")).rejects.toThrow(/connecting to database/);
+    expect(await sql.query("SELECT 2 AS two")).toEqual([{ two: 2 }]);
+  });
+});
