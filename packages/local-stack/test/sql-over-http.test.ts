@@ -1,6 +1,6 @@
 import { PGlite } from "@electric-sql/pglite";
 import { vector } from "@electric-sql/pglite-pgvector";
-import { neon, neonConfig, Pool as NeonPool } from "@neondatabase/serverless";
+import { Pool as NeonPool, neon, neonConfig } from "@neondatabase/serverless";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { WebSocket } from "ws";
 import { type PgServer, startPgServer } from "../src/pg-server/index.ts";
