@@ -1,4 +1,5 @@
 import { inject } from "vitest";
+import { resendAfterDevProxyRestart } from "./dev-proxy.ts";
 
 export const baseUrl = () => inject("baseUrl");
 export const adminToken = () => inject("adminToken");
@@ -29,15 +30,17 @@ export async function call<T = any>(path: string, options: CallOptions = {}): Pr
     body = JSON.stringify(options.body);
     if (!headers.has("content-type")) headers.set("content-type", "application/json");
   }
-  const res = await fetch(`${baseUrl()}${path}`, {
-    method: options.method ?? "GET",
-    headers,
-    body,
+  return resendAfterDevProxyRestart(`${options.method ?? "GET"} ${path}`, async () => {
+    const res = await fetch(`${baseUrl()}${path}`, {
+      method: options.method ?? "GET",
+      headers,
+      body,
+    });
+    const text = await res.text();
+    let parsed: unknown = text;
+    if (res.headers.get("content-type")?.includes("json") && text) parsed = JSON.parse(text);
+    return { status: res.status, headers: res.headers, body: parsed as T, text };
   });
-  const text = await res.text();
-  let parsed: unknown = text;
-  if (res.headers.get("content-type")?.includes("json") && text) parsed = JSON.parse(text);
-  return { status: res.status, headers: res.headers, body: parsed as T, text };
 }
 
 export function admin<T = any>(path: string, options: Omit<CallOptions, "token"> = {}) {

@@ -1,6 +1,7 @@
 import { Agent, request } from "node:http";
 import { codeToStatus } from "../../src/http/errors.ts";
 import { baseUrl } from "./client.ts";
+import { resendAfterDevProxyRestart } from "./dev-proxy.ts";
 
 /**
  * HTTP exactly as written, for hostile inputs: the path goes out byte for byte (no URL
@@ -35,6 +36,12 @@ const agent = new Agent({ keepAlive: false });
 export class HangError extends Error {}
 
 export function sendRaw(req: RawRequest, timeoutMs = REQUEST_TIMEOUT_MS): Promise<RawReply> {
+  return resendAfterDevProxyRestart(`${req.method} ${req.path.slice(0, 80)}`, () =>
+    sendOnce(req, timeoutMs),
+  );
+}
+
+function sendOnce(req: RawRequest, timeoutMs: number): Promise<RawReply> {
   const url = new URL(baseUrl());
   const started = performance.now();
   const body = typeof req.body === "string" ? Buffer.from(req.body, "utf8") : req.body;
