@@ -114,12 +114,16 @@ describe("the generator", () => {
 
 describe("phase 1: every request that breaks the contract is refused, and nothing is stored", () => {
   let sent = 0;
-  it.each(byOperation)("%s", async (_key, op) => {
-    const cases = generateCases(contextFor(owner), op).filter((c) => !c.acceptable2xx);
-    expect(cases.length).toBeGreaterThan(0);
-    sent += cases.length;
-    expect(await run(cases)).toEqual([]);
-  });
+  it.each(byOperation)(
+    "%s",
+    async (_key, op) => {
+      const cases = generateCases(contextFor(owner), op).filter((c) => !c.acceptable2xx);
+      expect(cases.length).toBeGreaterThan(0);
+      sent += cases.length;
+      expect(await run(cases)).toEqual([]);
+    },
+    180_000,
+  );
 
   it("left the tenant's stored data byte-for-byte unchanged", async () => {
     expect(sent).toBeGreaterThan(0);
@@ -168,10 +172,14 @@ describe("phase 2: requests within the contract are answered without a 5xx (thro
         failures.push(`${op.key}: ${reply.status} ${reply.text.slice(0, 300)}`);
     }
     expect(failures).toEqual([]);
-  });
+  }, 180_000);
 
-  it.each(ordered)("%s", async (_key, op) => {
-    const cases = generateCases(contextFor(scratch), op).filter((c) => c.acceptable2xx);
-    expect(await run(cases)).toEqual([]);
-  });
+  it.each(ordered)(
+    "%s",
+    async (_key, op) => {
+      const cases = generateCases(contextFor(scratch), op).filter((c) => c.acceptable2xx);
+      expect(await run(cases)).toEqual([]);
+    },
+    180_000,
+  );
 });

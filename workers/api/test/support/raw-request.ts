@@ -28,7 +28,13 @@ export interface RawReply {
   ms: number;
 }
 
-export const REQUEST_TIMEOUT_MS = 15_000;
+/**
+ * A reply slower than this is a hang. Above the workers' 30 s database deadline (a silent
+ * database answers 500 by then), and generous because a 2-core CI runner hosts two stacks
+ * whose one PGlite session each serialises every statement: a valid request may queue behind
+ * a 1 MiB document being embedded and indexed.
+ */
+export const REQUEST_TIMEOUT_MS = 45_000;
 /** replies are read up to this size; a listing larger than this is not what these suites read */
 const MAX_REPLY_BYTES = 8 * 1024 * 1024;
 const agent = new Agent({ keepAlive: false });
@@ -61,8 +67,10 @@ function sendOnce(req: RawRequest, timeoutMs: number): Promise<RawReply> {
     out.on("error", (error) => {
       reject(
         signal.aborted
-          ? new HangError(`no reply within ${timeoutMs} ms`)
-          : new Error(`request failed: ${error.message}`),
+          ? new HangError(
+              `${req.method} ${req.path.slice(0, 120)}: no reply within ${timeoutMs} ms`,
+            )
+          : new Error(`${req.method} ${req.path.slice(0, 120)}: request failed: ${error.message}`),
       );
     });
     out.on("response", (res) => {
