@@ -318,44 +318,4 @@ describe("E6 list", () => {
     expect(byRowId.map((r) => r.id)).toEqual([all[3]!.id, all[7]!.id]);
     await expectBadRequest(listRows(ctx, datasetId, page, { i: { $gt: "1" } }), "filter.i.$gt");
   });
-
-  it("finds a selective filter's matches through the metadata GIN index (EXPLAIN)", async () => {
-    const { ctx, datasetId } = await setup("scale");
-    await db.execute(
-      sql`insert into documents (project_id, dataset_id, id, status, metadata) values (${ctx.projectId}, ${datasetId}, 'bulk', 'ready', '{}')`,
-    );
-    await db.execute(sql`
-      insert into rows (project_id, dataset_id, document_id, data, metadata)
-      select ${ctx.projectId}, ${datasetId}, 'bulk', jsonb_build_object('text', 'row ' || g, 'body', repeat('lorem ipsum ', 40)),
-             jsonb_build_object('bucket', g % 100, 'documentId', 'bulk')
-      from generate_series(1, 100000) g`);
-    await db.execute(sql`analyze rows`);
-    const filtered = await listRows(ctx, datasetId, { offset: 0, pageSize: 100 }, { bucket: 7 });
-    expect(filtered).toHaveLength(100);
-    expect(filtered.every((r) => r.metadata.bucket === 7)).toBe(true);
-    expect(filtered.map((r) => r.id)).toEqual([...filtered.map((r) => r.id)].sort((a, b) => a - b));
-    // A broad filter overflows the match set and is served in id order all the same.
-    const broad = await listRows(
-      ctx,
-      datasetId,
-      { offset: 20_000, pageSize: 5 },
-      { bucket: { $ne: 7 } },
-    );
-    expect(broad.map((r) => r.data.text)).toEqual([
-      "row 20203",
-      "row 20204",
-      "row 20205",
-      "row 20206",
-      "row 20208",
-    ]);
-    // The first step of a filtered page: the unordered match set, found through the GIN index.
-    const plan = await db.execute(sql`
-      explain (format json)
-      select id from rows
-      where dataset_id = ${datasetId} and metadata @> '{"bucket":7}'::jsonb
-      limit 10001`);
-    const text = JSON.stringify((plan as unknown as { rows: unknown[] }).rows);
-    expect(text).toContain("rows_dataset_metadata_gin_idx");
-    expect(text).not.toContain("Seq Scan");
-  });
 });

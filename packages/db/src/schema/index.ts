@@ -5,4 +5,6 @@ export * from "./endpoints.ts";
 export * from "./keyword-stats.ts";
 export * from "./logs.ts";
 export * from "./projects.ts";
+export * from "./row-filter-metadata.ts";
+export * from "./row-filter-terms.ts";
 export * from "./rows.ts";

@@ -10,10 +10,10 @@ import { connectSql, type SqlClient } from "../../../../packages/local-stack/src
  * Every table is included; none is excluded. The e2e files share one stack and run in
  * parallel, so each table is restricted to the rows of the given projects (the only scoping
  * that is stable while other files write): the rows whose `project_id` is theirs, or whose
- * `dataset_id`, `endpoint_id` or `log_id` points at a record of theirs (so a row another
- * project attached to their log counts too), and their own rows of `projects`. A table with none
- * of these cannot be attributed to a project: the fingerprint refuses it, so a new table is
- * noticed here rather than silently left out. Sequence positions are not stored data
+ * `dataset_id`, `endpoint_id`, `log_id` or `row_id` points at a record of theirs (so a row
+ * another project attached to their log counts too), and their own rows of `projects`. A table
+ * with none of these cannot be attributed to a project: the fingerprint refuses it, so a new
+ * table is noticed here rather than silently left out. Sequence positions are not stored data
  * (Postgres advances them even in rolled-back transactions), so they are not compared.
  */
 export type Fingerprint = Record<string, { rows: number; md5: string }>;
@@ -31,6 +31,10 @@ const OWNERS: { column: string; scope: string }[] = [
   {
     column: "log_id",
     scope: "t.log_id IN (SELECT id FROM logs WHERE project_id = ANY($1::text[]))",
+  },
+  {
+    column: "row_id",
+    scope: "t.row_id IN (SELECT id FROM rows WHERE project_id = ANY($1::text[]))",
   },
 ];
 
@@ -73,7 +77,7 @@ export async function fingerprint(projectIds: string[]): Promise<Fingerprint> {
       const scope = links.map((l) => `(${l})`).join(" OR ");
       if (!scope) {
         throw new Error(
-          `table ${table} has no project_id, dataset_id, endpoint_id or log_id: teach database-fingerprint.ts which project owns its rows`,
+          `table ${table} has no project_id, dataset_id, endpoint_id, log_id or row_id: teach database-fingerprint.ts which project owns its rows`,
         );
       }
       const [row] = await sql.query<{ rows: number; md5: string }>(
