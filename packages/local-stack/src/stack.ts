@@ -69,6 +69,10 @@ export async function startStack(options: StackOptions): Promise<Stack> {
     OPENAI_API_KEY: options.openaiApiKey ?? "",
     OPENAI_BASE_URL: options.openaiBaseUrl ?? "https://api.openai.com/v1",
     ALLOW_PRIVATE_URLS: options.allowPrivateUrls ? "true" : "false",
+    // PGlite serves one statement at a time, and an ingest slice holds the session for its
+    // whole transaction (a 2 MB CSV slice: ~40 s while the HNSW graph grows), so a request
+    // may wait that long for its turn. The deadline is for a silent database, not a busy one.
+    DATABASE_TIMEOUT_SECONDS: "180",
     ...options.vars,
   });
 
