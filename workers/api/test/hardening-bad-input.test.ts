@@ -19,7 +19,7 @@ import {
   withSql,
 } from "./support/database-fingerprint.ts";
 import { pathValue, validBodies } from "./support/operation-fixtures.ts";
-import { envelopeProblems, pool, sendRaw } from "./support/raw-request.ts";
+import { envelopeProblems, sendAndJudge, sendRaw } from "./support/raw-request.ts";
 import { type SeededTenant, seedTenant } from "./support/seeded-tenant.ts";
 
 /**
@@ -73,26 +73,16 @@ function contextFor(t: SeededTenant): CaseContext {
 }
 
 /** Sends the cases (a few at a time) and returns what went wrong, one line per case. */
-async function run(cases: BadInputCase[]): Promise<string[]> {
-  const problems = await pool(cases, CONCURRENCY, async (c) => {
-    const what = `${c.operation} — ${c.label}`;
-    let reply: Awaited<ReturnType<typeof sendRaw>>;
-    try {
-      reply = await sendRaw(c.request);
-    } catch (error) {
-      return `${what}: ${(error as Error).message}`;
-    }
+function run(cases: BadInputCase[]): Promise<string[]> {
+  return sendAndJudge(cases, CONCURRENCY, (c, reply) => {
     if (reply.status >= 200 && reply.status < 300) {
-      return c.acceptable2xx
-        ? null
-        : `${what}: accepted (${reply.status}) ${reply.text.slice(0, 200)}`;
+      return c.acceptable2xx ? null : `accepted (${reply.status}) ${reply.text.slice(0, 200)}`;
     }
     const wrong = envelopeProblems(reply);
     return wrong.length === 0
       ? null
-      : `${what}: ${wrong.join("; ")} — ${reply.status} ${reply.text.slice(0, 300)}`;
+      : `${wrong.join("; ")} — ${reply.status} ${reply.text.slice(0, 300)}`;
   });
-  return problems.filter((p): p is string => p !== null);
 }
 
 const byOperation = operations.map((op) => [op.key, op] as const);

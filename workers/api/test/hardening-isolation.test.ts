@@ -10,7 +10,7 @@ import {
 import { baseUrl } from "./support/client.ts";
 import { changedTables, type Fingerprint, fingerprint } from "./support/database-fingerprint.ts";
 import { pathValue, validBodies } from "./support/operation-fixtures.ts";
-import { envelopeProblems, pool, type RawRequest, sendRaw } from "./support/raw-request.ts";
+import { envelopeProblems, type RawRequest, sendAndJudge } from "./support/raw-request.ts";
 import { type SeededTenant, seedTenant } from "./support/seeded-tenant.ts";
 
 /**
@@ -239,29 +239,21 @@ function leaks(text: string): string[] {
   return needles.filter((n) => text.includes(n));
 }
 
-async function run(probes: Probe[]): Promise<string[]> {
-  const problems = await pool(probes, CONCURRENCY, async (p) => {
-    const what = `${p.operation} — ${p.label}`;
-    let reply: Awaited<ReturnType<typeof sendRaw>>;
-    try {
-      reply = await sendRaw(p.request);
-    } catch (error) {
-      return `${what}: ${(error as Error).message}`;
-    }
+function run(probes: Probe[]): Promise<string[]> {
+  return sendAndJudge(probes, CONCURRENCY, (p, reply) => {
     const ok = reply.status >= 200 && reply.status < 300;
     if (ok) {
       const leaked = leaks(reply.text);
-      if (leaked.length > 0) return `${what}: ${reply.status} leaks ${leaked.join(", ")}`;
+      if (leaked.length > 0) return `${reply.status} leaks ${leaked.join(", ")}`;
       if (p.expect === "own data") return null;
-      return `${what}: accepted (${reply.status}), expected ${p.expect}: ${reply.text.slice(0, 200)}`;
+      return `accepted (${reply.status}), expected ${p.expect}: ${reply.text.slice(0, 200)}`;
     }
     const wrong = envelopeProblems(reply);
     if (typeof p.expect === "number" && reply.status !== p.expect) {
       wrong.unshift(`status ${reply.status}, expected ${p.expect}`);
     }
-    return wrong.length === 0 ? null : `${what}: ${wrong.join("; ")} — ${reply.text.slice(0, 200)}`;
+    return wrong.length === 0 ? null : `${wrong.join("; ")} — ${reply.text.slice(0, 200)}`;
   });
-  return problems.filter((p): p is string => p !== null);
 }
 
 describe("another project's key", () => {

@@ -6,7 +6,7 @@
  * and our worker never sends it (every reply of ours has an X-Request-Id). The e2e clients
  * resend such a request, so the suites judge our worker's answer, not the dev proxy's.
  */
-export function isDevProxyRestart(status: number, headers: Headers, text: string): boolean {
+function isDevProxyRestart(status: number, headers: Headers, text: string): boolean {
   return (
     status === 503 &&
     !headers.has("x-request-id") &&
@@ -15,7 +15,7 @@ export function isDevProxyRestart(status: number, headers: Headers, text: string
 }
 
 /** How often a request is resent after the dev proxy's 503. */
-export const DEV_PROXY_RESENDS = 3;
+const DEV_PROXY_RESENDS = 3;
 
 export async function resendAfterDevProxyRestart<
   T extends { status: number; headers: Headers; text: string },

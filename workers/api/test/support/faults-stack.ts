@@ -3,6 +3,7 @@ import { Client as NeonClient, neonConfig } from "@neondatabase/serverless";
 import { WebSocket } from "ws";
 import type { Stack } from "../../../../packages/local-stack/src/stack.ts";
 import type { FakeOpenAI } from "./fake-openai-server.ts";
+import { HangError } from "./raw-request.ts";
 import { startTestStack } from "./test-stack.ts";
 
 /**
@@ -60,8 +61,6 @@ export interface StreamReply {
   body: unknown;
   text: string;
 }
-
-export class HangError extends Error {}
 
 export async function startFaultStack(options: {
   ingestFaultRate: number;

@@ -171,3 +171,34 @@ export async function pool<T, R>(
   await Promise.all(Array.from({ length: Math.min(concurrency, items.length) }, worker));
   return results;
 }
+
+/** A request a suite sends, named for its problem lines. */
+export interface SuiteRequest {
+  operation: string;
+  label: string;
+  request: RawRequest;
+}
+
+/**
+ * Sends every item (a few at a time) and returns what went wrong, one line per item,
+ * "operation — label: problem". `judge` says what is wrong with a reply, or null; a request
+ * that fails or hangs is a problem of its own.
+ */
+export async function sendAndJudge<T extends SuiteRequest>(
+  items: readonly T[],
+  concurrency: number,
+  judge: (item: T, reply: RawReply) => string | null,
+): Promise<string[]> {
+  const problems = await pool(items, concurrency, async (item) => {
+    const what = `${item.operation} — ${item.label}`;
+    let reply: RawReply;
+    try {
+      reply = await sendRaw(item.request);
+    } catch (error) {
+      return `${what}: ${(error as Error).message}`;
+    }
+    const problem = judge(item, reply);
+    return problem === null ? null : `${what}: ${problem}`;
+  });
+  return problems.filter((p): p is string => p !== null);
+}
