@@ -1,4 +1,5 @@
 import { z } from "@hono/zod-openapi";
+import { DATABASE_TIMEOUT_SECONDS } from "@quarry/worker-kit";
 
 /**
  * The worker's bindings, validated once per isolate at the entry (worker.ts). Secrets:
@@ -16,7 +17,12 @@ export const envSchema = z.object({
     .transform((v) => v === "true"),
   NEON_LOCAL_PROXY: z.string().optional(),
   /** a database connect or query unanswered this long fails the request (500) */
-  DATABASE_TIMEOUT_SECONDS: z.coerce.number().int().min(1).max(600).default(30),
+  DATABASE_TIMEOUT_SECONDS: z.coerce
+    .number()
+    .int()
+    .min(DATABASE_TIMEOUT_SECONDS.min)
+    .max(DATABASE_TIMEOUT_SECONDS.max)
+    .default(DATABASE_TIMEOUT_SECONDS.default),
   /** seconds a verified key and a completion's endpoint are trusted per isolate; 0 = off */
   AUTH_CACHE_SECONDS: z.coerce.number().int().min(0).max(300).default(10),
 });

@@ -45,25 +45,35 @@ export function openDatabase(
   return { db, close: () => pool.end() };
 }
 
-export const DEFAULT_DATABASE_TIMEOUT_MS = 30_000;
+/** DATABASE_TIMEOUT_SECONDS: its default and the whole seconds it may be (both workers). */
+export const DATABASE_TIMEOUT_SECONDS = { default: 30, min: 1, max: 600 } as const;
+
+const DEFAULT_DATABASE_TIMEOUT_MS = DATABASE_TIMEOUT_SECONDS.default * 1000;
 
 /**
  * DATABASE_TIMEOUT_SECONDS as milliseconds: unset means the default; anything but a whole
- * number of seconds from 1 to 600 is a configuration error, said at once.
+ * number of seconds in range is a configuration error, said at once.
  */
 export function databaseTimeoutMs(seconds: string | undefined): number {
   if (seconds === undefined || seconds === "") return DEFAULT_DATABASE_TIMEOUT_MS;
   const value = Number(seconds);
-  if (!Number.isInteger(value) || value < 1 || value > 600) {
+  const { min, max } = DATABASE_TIMEOUT_SECONDS;
+  if (!Number.isInteger(value) || value < min || value > max) {
     throw new Error(
-      `DATABASE_TIMEOUT_SECONDS must be a whole number from 1 to 600, got "${seconds}"`,
+      `DATABASE_TIMEOUT_SECONDS must be a whole number from ${min} to ${max}, got "${seconds}"`,
     );
   }
   return value * 1000;
 }
 
-/** The driver's settings are global: every request of an isolate shares them. */
+/**
+ * The driver's settings are global: every request of an isolate shares them, so they are set
+ * once per isolate (and again only if the deadline differs).
+ */
+let configuredTimeoutMs: number | undefined;
 function useHttpForSingleStatements(timeoutMs: number): void {
+  if (configuredTimeoutMs === timeoutMs) return;
+  configuredTimeoutMs = timeoutMs;
   neonConfig.poolQueryViaFetch = true;
   // Bound, like query_timeout on the WebSocket path. Called detached from globalThis, a
   // Workers fetch throws "Illegal invocation", hence the arrow.

@@ -56,8 +56,9 @@ export function registerAdmin(app: OpenAPIHono<HonoEnv>) {
   });
   app.openapi(revokeKeyRoute, async (c) => {
     const services = c.get("services");
-    await revokeApiKey(services.db(), c.req.valid("param").key_id);
-    services.authCache.forgetKey(c.req.valid("param").key_id);
+    const keyId = c.req.valid("param").key_id;
+    await revokeApiKey(services.db(), keyId);
+    services.authCache.forgetKey(keyId);
     return c.body(null, 204);
   });
 }
