@@ -22,9 +22,14 @@ import {
 // commit, between slices, before the ack); a message's third delivery is never struck.
 const INGEST_FAULT_RATE = 0.9;
 const SETTLE_MS = 60_000;
-// Long enough for any statement of these scenarios on the embedded database, short enough
-// that a silent database fails its requests well inside the test's deadlines.
-const DATABASE_TIMEOUT_SECONDS = 8;
+// The production default. The embedded database runs one statement at a time, so a request
+// may wait behind an ingest slice's transaction; on a loaded two-core CI machine that wait
+// once exceeded an 8 s deadline and a GET failed with a 500. 30 s covers it, and scenario d
+// still sees a silent database fail its requests well inside the test's deadlines.
+const DATABASE_TIMEOUT_SECONDS = 30;
+/** a reply may wait DATABASE_TIMEOUT_SECONDS for the database, and then some */
+const REPLY_MS = (DATABASE_TIMEOUT_SECONDS + 30) * 1000;
+const INGEST_TEST_MS = SETTLE_MS + 2 * REPLY_MS;
 
 let fx: FaultStack;
 beforeAll(async () => {
@@ -59,85 +64,96 @@ async function storedTexts(datasetId: string, documentId: string): Promise<strin
 }
 
 describe.concurrent("ingest worker and model provider faults", () => {
-  it("a. ingest faults: every upload ends ready with exactly its rows, each once", async () => {
-    const token = await fx.tenant("faults-ingest");
-    const datasetId = await createDataset(token, "faulty-ingest");
-    const files: KnownFile[] = [
-      paragraphFile("long-text", 1_200_000, 5000), // 2 slices of 1 MB
-      numberedCsv("long-csv", 90, 25_000), // 2 slices of 2 MB
-      paragraphFile("short-text-1", 6_000, 1000),
-      paragraphFile("short-text-2", 9_000, 1000),
-      numberedCsv("short-csv-1", 12, 300),
-      numberedCsv("short-csv-2", 7, 800),
-    ];
-    const ids = await Promise.all(
-      files.map(async (file) => {
-        const form = new FormData();
-        for (const [k, v] of Object.entries(file.fields)) form.append(k, v);
-        form.append("file", new Blob([file.data], { type: file.type }), file.filename);
-        const res = await fetch(`${fx.stack.baseUrl}/api/datasets/${datasetId}/upload`, {
-          method: "POST",
-          headers: { authorization: `Bearer ${token}` },
-          body: form,
-          signal: AbortSignal.timeout(30_000),
-        });
-        const text = await res.text();
-        expect(res.status, text).toBe(200);
-        return (JSON.parse(text) as { document_id: string }).document_id;
-      }),
-    );
+  it(
+    "a. ingest faults: every upload ends ready with exactly its rows, each once",
+    async () => {
+      const token = await fx.tenant("faults-ingest");
+      const datasetId = await createDataset(token, "faulty-ingest");
+      const files: KnownFile[] = [
+        paragraphFile("long-text", 1_200_000, 5000), // 2 slices of 1 MB
+        numberedCsv("long-csv", 90, 25_000), // 2 slices of 2 MB
+        paragraphFile("short-text-1", 6_000, 1000),
+        paragraphFile("short-text-2", 9_000, 1000),
+        numberedCsv("short-csv-1", 12, 300),
+        numberedCsv("short-csv-2", 7, 800),
+      ];
+      const ids = await Promise.all(
+        files.map(async (file) => {
+          const form = new FormData();
+          for (const [k, v] of Object.entries(file.fields)) form.append(k, v);
+          form.append("file", new Blob([file.data], { type: file.type }), file.filename);
+          const res = await fetch(`${fx.stack.baseUrl}/api/datasets/${datasetId}/upload`, {
+            method: "POST",
+            headers: { authorization: `Bearer ${token}` },
+            body: form,
+            signal: AbortSignal.timeout(30_000),
+          });
+          const text = await res.text();
+          expect(res.status, text).toBe(200);
+          return (JSON.parse(text) as { document_id: string }).document_id;
+        }),
+      );
 
-    // Bounded wait: faults strike a message's first two deliveries at most (retried after 2
-    // and 4 s), so every document must end `ready`, in seconds.
-    const deadline = Date.now() + SETTLE_MS;
-    const settled = new Map<string, { status: string; row_count: number; error: string | null }>();
-    while (settled.size < ids.length && Date.now() < deadline) {
-      for (const id of ids) {
-        if (settled.has(id)) continue;
-        const doc = await fx.call(`/api/datasets/${datasetId}/documents/${id}`, { token });
-        expect(doc.status, doc.text).toBe(200);
-        if (doc.body.status === "ready" || doc.body.status === "failed") settled.set(id, doc.body);
+      // Bounded wait: faults strike a message's first two deliveries at most (retried after 2
+      // and 4 s), so every document must end `ready`, in seconds.
+      const deadline = Date.now() + SETTLE_MS;
+      const settled = new Map<
+        string,
+        { status: string; row_count: number; error: string | null }
+      >();
+      while (settled.size < ids.length && Date.now() < deadline) {
+        for (const id of ids) {
+          if (settled.has(id)) continue;
+          const path = `/api/datasets/${datasetId}/documents/${id}`;
+          const doc = await fx.call(path, { token, timeoutMs: REPLY_MS });
+          expect(doc.status, doc.text).toBe(200);
+          if (doc.body.status === "ready" || doc.body.status === "failed")
+            settled.set(id, doc.body);
+        }
+        await sleep(250);
       }
-      await sleep(250);
-    }
-    // Every document is checked, settled or not, so a failure names everything that is wrong.
-    const outcomes = [];
-    const problems: string[] = [];
-    for (const [i, file] of files.entries()) {
-      const id = ids[i] as string;
-      const name = file.filename;
-      const doc =
-        settled.get(id) ??
-        (await fx.call(`/api/datasets/${datasetId}/documents/${id}`, { token })).body;
-      const stored = await storedTexts(datasetId, id);
-      const duplicates = stored.length - new Set(stored).size;
-      outcomes.push({ file: name, status: doc.status, rows: stored.length, duplicates });
-      if (!settled.has(id)) problems.push(`${name}: still ${doc.status} after ${SETTLE_MS} ms`);
-      if (doc.status === "failed") problems.push(`${name}: failed: ${doc.error}`);
-      if (duplicates > 0) problems.push(`${name}: ${duplicates} rows stored twice`);
-      if (doc.row_count !== stored.length) {
-        problems.push(`${name}: row_count ${doc.row_count}, ${stored.length} rows stored`);
+      // Every document is checked, settled or not, so a failure names everything that is wrong.
+      const outcomes = [];
+      const problems: string[] = [];
+      for (const [i, file] of files.entries()) {
+        const id = ids[i] as string;
+        const name = file.filename;
+        const doc =
+          settled.get(id) ??
+          (await fx.call(`/api/datasets/${datasetId}/documents/${id}`, { token })).body;
+        const stored = await storedTexts(datasetId, id);
+        const duplicates = stored.length - new Set(stored).size;
+        outcomes.push({ file: name, status: doc.status, rows: stored.length, duplicates });
+        if (!settled.has(id)) problems.push(`${name}: still ${doc.status} after ${SETTLE_MS} ms`);
+        if (doc.status === "failed") problems.push(`${name}: failed: ${doc.error}`);
+        if (duplicates > 0) problems.push(`${name}: ${duplicates} rows stored twice`);
+        if (doc.row_count !== stored.length) {
+          problems.push(`${name}: row_count ${doc.row_count}, ${stored.length} rows stored`);
+        }
+        if (doc.status === "ready" && !sameList(stored, file.rows)) {
+          // exactly the file's rows, each once, in file order
+          problems.push(`${name}: ready with ${stored.length} rows, expected ${file.rows.length}`);
+        }
+        if (doc.status !== "ready" && !sameList(stored, file.rows.slice(0, stored.length))) {
+          // a document that is not ready holds the slices it committed: whole ones, in order
+          problems.push(`${name}: ${doc.status} with rows that are not a prefix of the file's`);
+        }
       }
-      if (doc.status === "ready" && !sameList(stored, file.rows)) {
-        // exactly the file's rows, each once, in file order
-        problems.push(`${name}: ready with ${stored.length} rows, expected ${file.rows.length}`);
-      }
-      if (doc.status !== "ready" && !sameList(stored, file.rows.slice(0, stored.length))) {
-        // a document that is not ready holds the slices it committed: whole ones, in order
-        problems.push(`${name}: ${doc.status} with rows that are not a prefix of the file's`);
-      }
-    }
-    const struck = countBy(
-      [...(await fx.wranglerLog()).matchAll(/"msg":"injected fault","point":"(\w+)"/g)].map(
-        (m) => m[1] as string,
-      ),
-    );
-    console.log(`ingest faults struck ${JSON.stringify(struck)}: ${JSON.stringify(outcomes)}`);
-    expect(problems).toEqual([]);
-    expect(outcomes.filter((o) => o.status === "ready").length).toBeGreaterThan(0);
-    // redeliveries of committed slices happened: what the slice commit's guard is there for
-    expect((struck.ack ?? 0) + (struck.enqueue ?? 0), "no fault after a commit").toBeGreaterThan(0);
-  }, 100_000);
+      const struck = countBy(
+        [...(await fx.wranglerLog()).matchAll(/"msg":"injected fault","point":"(\w+)"/g)].map(
+          (m) => m[1] as string,
+        ),
+      );
+      console.log(`ingest faults struck ${JSON.stringify(struck)}: ${JSON.stringify(outcomes)}`);
+      expect(problems).toEqual([]);
+      expect(outcomes.filter((o) => o.status === "ready").length).toBeGreaterThan(0);
+      // redeliveries of committed slices happened: what the slice commit's guard is there for
+      expect((struck.ack ?? 0) + (struck.enqueue ?? 0), "no fault after a commit").toBeGreaterThan(
+        0,
+      );
+    },
+    INGEST_TEST_MS,
+  );
 
   it("c. model faults: every completion gets an envelope or a terminating event, and is logged", async () => {
     const token = await fx.tenant("faults-models");
@@ -379,37 +395,41 @@ describe("b. database connections drop mid-request", () => {
 });
 
 describe("d. the database stops answering", () => {
-  it("requests fail with a 500 envelope after DATABASE_TIMEOUT_SECONDS instead of hanging, write nothing, and the service recovers", async () => {
-    const token = await fx.tenant("faults-silent");
-    const datasetId = await createDataset(token, "silent-db");
-    const requests = () => [
-      fx.call(`/api/datasets/${datasetId}`, { token, timeoutMs: 40_000 }),
-      fx.call(`/api/datasets/${datasetId}/rows/upsert`, {
-        method: "POST",
-        token,
-        body: { document_id: "silent", rows: [{ data: { text: "never stored" } }] },
-        timeoutMs: 40_000,
-      }),
-    ];
-    const faults = fx.stack.pg.faults;
-    const silencedBefore = faults.silenced;
-    // The next two connections (one per request) answer their startup, then nothing more:
-    // the requests' first queries wait on an open socket that never replies.
-    faults.silenceAfter({ connections: 2, afterMessages: 1 });
-    const silent = await Promise.all(requests()); // a HangError (40 s) fails the test here
-    faults.reset();
-    expect(faults.silenced - silencedBefore).toBe(2);
-    for (const reply of silent) {
-      expect(reply.status, reply.text).toBe(500);
-      expect(envelopeProblems(reply), reply.text).toEqual([]);
-    }
-    expect(await storedTexts(datasetId, "silent")).toEqual([]);
+  it(
+    "requests fail with a 500 envelope after DATABASE_TIMEOUT_SECONDS instead of hanging, write nothing, and the service recovers",
+    async () => {
+      const token = await fx.tenant("faults-silent");
+      const datasetId = await createDataset(token, "silent-db");
+      const requests = () => [
+        fx.call(`/api/datasets/${datasetId}`, { token, timeoutMs: REPLY_MS }),
+        fx.call(`/api/datasets/${datasetId}/rows/upsert`, {
+          method: "POST",
+          token,
+          body: { document_id: "silent", rows: [{ data: { text: "never stored" } }] },
+          timeoutMs: REPLY_MS,
+        }),
+      ];
+      const faults = fx.stack.pg.faults;
+      const silencedBefore = faults.silenced;
+      // The next two connections (one per request) answer their startup, then nothing more:
+      // the requests' first queries wait on an open socket that never replies.
+      faults.silenceAfter({ connections: 2, afterMessages: 1 });
+      const silent = await Promise.all(requests()); // a HangError fails the test here
+      faults.reset();
+      expect(faults.silenced - silencedBefore).toBe(2);
+      for (const reply of silent) {
+        expect(reply.status, reply.text).toBe(500);
+        expect(envelopeProblems(reply), reply.text).toEqual([]);
+      }
+      expect(await storedTexts(datasetId, "silent")).toEqual([]);
 
-    const [get, upsert] = await Promise.all(requests());
-    expect(get?.status, get?.text).toBe(200);
-    expect(upsert?.status, upsert?.text).toBe(200);
-    expect(await storedTexts(datasetId, "silent")).toEqual(["never stored"]);
-  }, 90_000);
+      const [get, upsert] = await Promise.all(requests());
+      expect(get?.status, get?.text).toBe(200);
+      expect(upsert?.status, upsert?.text).toBe(200);
+      expect(await storedTexts(datasetId, "silent")).toEqual(["never stored"]);
+    },
+    3 * REPLY_MS,
+  );
 });
 
 function sameList(a: string[], b: string[]): boolean {
