@@ -1,0 +1,139 @@
+import { readdir, readFile, readlink } from "node:fs/promises";
+import WebSocket from "ws";
+import { descendantProcesses } from "./process-memory.ts";
+
+/**
+ * The memory of one Worker's V8 isolate, read through workerd's inspector
+ * (`Runtime.getHeapUsage`): the figure Cloudflare's 128 MB limit is about. Process RSS (see
+ * `process-memory.ts`) also counts the runtime, every other worker of the process and the
+ * allocator's slack, so it only bounds this from above.
+ *
+ * wrangler dev runs workerd with `--inspector-addr=localhost:0`; the port is found among the
+ * sockets that workerd process listens on, as the one whose `/json` lists the worker.
+ */
+export async function isolateInspectorUrl(workerName: string): Promise<string> {
+  const target = `core:user:${workerName}`;
+  for (const p of await descendantProcesses()) {
+    if (p.name !== "workerd") continue;
+    for (const port of await listeningPorts(p.pid)) {
+      const targets = await inspectorTargets(port);
+      const found = targets.find((t) => t.id === target);
+      if (found) return found.webSocketDebuggerUrl;
+    }
+  }
+  throw new Error(`no workerd inspector lists ${target}`);
+}
+
+export interface IsolateHeap {
+  /** V8 heap in use */
+  used_mb: number;
+  /** V8 heap reserved */
+  total_mb: number;
+  /** heap in use plus ArrayBuffer backing stores (file bytes, parsed pages) */
+  used_with_buffers_mb: number;
+}
+
+/** Samples the isolate's heap until stopped; returns the first and the peak readings. */
+export async function sampleIsolateHeap(workerName: string, everyMs = 100) {
+  const socket = new WebSocket(await isolateInspectorUrl(workerName));
+  await new Promise<void>((resolve, reject) => {
+    socket.once("open", () => resolve());
+    socket.once("error", reject);
+  });
+  const pending = new Map<number, (usage: HeapUsage) => void>();
+  socket.on("message", (raw) => {
+    const reply = JSON.parse(String(raw)) as { id?: number; result?: HeapUsage };
+    if (reply.id !== undefined && reply.result) pending.get(reply.id)?.(reply.result);
+    if (reply.id !== undefined) pending.delete(reply.id);
+  });
+  let nextId = 1;
+  const read = () =>
+    new Promise<HeapUsage | undefined>((resolve) => {
+      const id = nextId++;
+      pending.set(id, resolve);
+      socket.send(JSON.stringify({ id, method: "Runtime.getHeapUsage" }));
+      // a busy isolate answers between tasks; a sample that never comes is skipped
+      setTimeout(() => {
+        if (pending.delete(id)) resolve(undefined);
+      }, 5_000);
+    });
+
+  let first: IsolateHeap | undefined;
+  const peak: IsolateHeap = { used_mb: 0, total_mb: 0, used_with_buffers_mb: 0 };
+  let samples = 0;
+  let stopped = false;
+  const loop = (async () => {
+    while (!stopped) {
+      const usage = await read();
+      if (usage) {
+        const heap = toHeap(usage);
+        first ??= heap;
+        samples++;
+        peak.used_mb = Math.max(peak.used_mb, heap.used_mb);
+        peak.total_mb = Math.max(peak.total_mb, heap.total_mb);
+        peak.used_with_buffers_mb = Math.max(peak.used_with_buffers_mb, heap.used_with_buffers_mb);
+      }
+      await new Promise((r) => setTimeout(r, everyMs));
+    }
+  })();
+  return {
+    async stop() {
+      stopped = true;
+      await loop;
+      socket.close();
+      return { worker: workerName, samples, first, peak };
+    },
+  };
+}
+
+interface HeapUsage {
+  usedSize: number;
+  totalSize: number;
+  backingStorageSize?: number;
+}
+
+function toHeap(usage: HeapUsage): IsolateHeap {
+  const mb = (b: number) => Math.round((b / 1024 / 1024) * 10) / 10;
+  return {
+    used_mb: mb(usage.usedSize),
+    total_mb: mb(usage.totalSize),
+    used_with_buffers_mb: mb(usage.usedSize + (usage.backingStorageSize ?? 0)),
+  };
+}
+
+/** TCP ports `pid` listens on: its socket inodes matched against the kernel's tables. */
+async function listeningPorts(pid: number): Promise<number[]> {
+  const inodes = new Set<string>();
+  try {
+    for (const fd of await readdir(`/proc/${pid}/fd`)) {
+      const link = await readlink(`/proc/${pid}/fd/${fd}`).catch(() => "");
+      const inode = /^socket:\[(\d+)\]$/.exec(link)?.[1];
+      if (inode) inodes.add(inode);
+    }
+  } catch {
+    return []; // the process ended
+  }
+  const ports: number[] = [];
+  for (const table of ["tcp", "tcp6"]) {
+    const text = await readFile(`/proc/${pid}/net/${table}`, "utf8").catch(() => "");
+    for (const line of text.split("\n").slice(1)) {
+      const fields = line.trim().split(/\s+/);
+      // local_address is "HEXIP:HEXPORT"; state 0A is LISTEN; field 9 is the inode
+      if (fields[3] !== "0A" || !inodes.has(fields[9] ?? "")) continue;
+      ports.push(Number.parseInt((fields[1] ?? "").split(":")[1] ?? "", 16));
+    }
+  }
+  return ports;
+}
+
+async function inspectorTargets(
+  port: number,
+): Promise<{ id: string; webSocketDebuggerUrl: string }[]> {
+  try {
+    const res = await fetch(`http://127.0.0.1:${port}/json`, { signal: AbortSignal.timeout(1000) });
+    const body = (await res.json()) as unknown;
+    return Array.isArray(body) ? body : [];
+  } catch {
+    return [];
+  }
+}
