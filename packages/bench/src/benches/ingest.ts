@@ -209,6 +209,7 @@ async function faultRun({ scale, progress }: BenchContext) {
     vars: { INGEST_FAULT_RATE: String(FAULT_RATE) },
   });
   const http = createHttpClient(stack.baseUrl);
+  let failed = true;
   try {
     const target = { adminToken: stack.adminToken } as Parameters<typeof createTenant>[1];
     const tenant = await createTenant(http, target, "bench-faults");
@@ -240,6 +241,7 @@ async function faultRun({ scale, progress }: BenchContext) {
         error: doc.error,
       });
     }
+    failed = false;
     return {
       documents: outcomes.length,
       ready: outcomes.filter((o) => o.status === "ready").length,
@@ -251,6 +253,7 @@ async function faultRun({ scale, progress }: BenchContext) {
   } finally {
     http.close();
     await stack.stop();
-    await rm(dataDir, { recursive: true, force: true });
+    if (failed) progress(`kept the fault run's DATA_DIR ${dataDir} (wrangler output in it)`);
+    else await rm(dataDir, { recursive: true, force: true });
   }
 }

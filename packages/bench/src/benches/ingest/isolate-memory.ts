@@ -33,58 +33,71 @@ export interface IsolateHeap {
   used_with_buffers_mb: number;
 }
 
-/** Samples the isolate's heap until stopped; returns the first and the peak readings. */
+/**
+ * Samples the isolate's heap until stopped; returns the first and the peak readings.
+ * workerd closes an inspector session that attaches while the isolate is running an event,
+ * so a closed session is opened again until one answers; once attached it stays.
+ */
 export async function sampleIsolateHeap(workerName: string, everyMs = 100) {
-  const socket = new WebSocket(await isolateInspectorUrl(workerName));
-  await new Promise<void>((resolve, reject) => {
-    socket.once("open", () => resolve());
-    socket.once("error", reject);
-  });
-  const pending = new Map<number, (usage: HeapUsage) => void>();
-  socket.on("message", (raw) => {
-    const reply = JSON.parse(String(raw)) as { id?: number; result?: HeapUsage };
-    if (reply.id !== undefined && reply.result) pending.get(reply.id)?.(reply.result);
-    if (reply.id !== undefined) pending.delete(reply.id);
-  });
-  let nextId = 1;
-  const read = () =>
-    new Promise<HeapUsage | undefined>((resolve) => {
-      const id = nextId++;
-      pending.set(id, resolve);
-      socket.send(JSON.stringify({ id, method: "Runtime.getHeapUsage" }));
-      // a busy isolate answers between tasks; a sample that never comes is skipped
-      setTimeout(() => {
-        if (pending.delete(id)) resolve(undefined);
-      }, 5_000);
-    });
-
+  const url = await isolateInspectorUrl(workerName);
   let first: IsolateHeap | undefined;
   const peak: IsolateHeap = { used_mb: 0, total_mb: 0, used_with_buffers_mb: 0 };
   let samples = 0;
+  let sessions = 0;
   let stopped = false;
+  const record = (usage: HeapUsage) => {
+    const heap = toHeap(usage);
+    first ??= heap;
+    samples++;
+    peak.used_mb = Math.max(peak.used_mb, heap.used_mb);
+    peak.total_mb = Math.max(peak.total_mb, heap.total_mb);
+    peak.used_with_buffers_mb = Math.max(peak.used_with_buffers_mb, heap.used_with_buffers_mb);
+  };
   const loop = (async () => {
     while (!stopped) {
-      const usage = await read();
-      if (usage) {
-        const heap = toHeap(usage);
-        first ??= heap;
-        samples++;
-        peak.used_mb = Math.max(peak.used_mb, heap.used_mb);
-        peak.total_mb = Math.max(peak.total_mb, heap.total_mb);
-        peak.used_with_buffers_mb = Math.max(peak.used_with_buffers_mb, heap.used_with_buffers_mb);
-      }
-      await new Promise((r) => setTimeout(r, everyMs));
+      sessions++;
+      await sampleOneSession(url, everyMs, record, () => stopped);
+      if (!stopped) await sleep(200);
     }
   })();
   return {
     async stop() {
       stopped = true;
       await loop;
-      socket.close();
-      return { worker: workerName, samples, first, peak };
+      return { worker: workerName, samples, sessions, first, peak };
     },
   };
 }
+
+/** One inspector session: asks for the heap usage every `everyMs` until it closes or stops. */
+async function sampleOneSession(
+  url: string,
+  everyMs: number,
+  record: (usage: HeapUsage) => void,
+  stopped: () => boolean,
+): Promise<void> {
+  const socket = new WebSocket(url);
+  let open = true;
+  const closed = new Promise<void>((resolve) => {
+    socket.once("close", () => resolve());
+    socket.once("error", () => resolve());
+  }).then(() => {
+    open = false;
+  });
+  socket.on("message", (raw) => {
+    const reply = JSON.parse(String(raw)) as { result?: HeapUsage };
+    if (reply.result && typeof reply.result.usedSize === "number") record(reply.result);
+  });
+  await Promise.race([new Promise((resolve) => socket.once("open", resolve)), closed]);
+  for (let id = 1; open && !stopped(); id++) {
+    socket.send(JSON.stringify({ id, method: "Runtime.getHeapUsage" }));
+    await sleep(everyMs);
+  }
+  if (open) socket.close();
+  await closed;
+}
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 interface HeapUsage {
   usedSize: number;
