@@ -32,6 +32,8 @@ export interface FaultStack {
   ): Promise<StreamReply>;
   /** the wrangler output so far (worker logs) */
   wranglerLog(): Promise<string>;
+  /** the reply, and for a 5xx what the workers logged under its request id */
+  explain(reply: Reply): Promise<string>;
   /** a project and its key */
   tenant(name: string): Promise<string>;
   close(): Promise<void>;
@@ -163,6 +165,13 @@ export async function startFaultStack(options: {
       }
     },
     wranglerLog: () => readFile(logFile, "utf8"),
+    async explain(reply) {
+      const requestId = reply.headers.get("x-request-id");
+      if (reply.status < 500 || !requestId) return `${reply.status} ${reply.text}`;
+      const lines = (await readFile(logFile, "utf8")).split("\n");
+      const logged = lines.filter((line) => line.includes(requestId));
+      return `${reply.status} ${reply.text}\nthe workers' log for ${requestId}:\n${logged.join("\n") || "(nothing)"}`;
+    },
     async tenant(name) {
       const token = stack.adminToken;
       const project = await call<{ id: string }>("/admin/projects", {
