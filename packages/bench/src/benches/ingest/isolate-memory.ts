@@ -33,46 +33,30 @@ export interface IsolateHeap {
   used_with_buffers_mb: number;
 }
 
-/** The first and the peak readings of a series. */
-class HeapSeries {
-  first: IsolateHeap | undefined;
-  readonly peak: IsolateHeap = { used_mb: 0, total_mb: 0, used_with_buffers_mb: 0 };
-  samples = 0;
-
-  add(usage: HeapUsage): void {
-    const heap = toHeap(usage);
-    this.first ??= heap;
-    this.samples++;
-    for (const key of Object.keys(heap) as (keyof IsolateHeap)[]) {
-      this.peak[key] = Math.max(this.peak[key], heap[key]);
-    }
-  }
-
-  toJSON() {
-    return { samples: this.samples, first: this.first, peak: this.peak };
-  }
-}
-
 /**
- * Samples the isolate's heap until stopped, two readings a turn:
- * - `as_found`: what V8 holds at that moment, garbage it has not collected yet included
- *   (V8 collects lazily while it has room, so this overstates what the Worker needs);
- * - `live`: right after a full collection the sampler asks for (`HeapProfiler.collectGarbage`):
- *   what the Worker really holds, the figure to compare with the 128 MB limit.
- * The collections slow the isolate a little, so the sampler waits `everyMs` between turns.
+ * Samples the isolate's heap until stopped; returns the first and the peak readings.
  * workerd closes an inspector session that attaches while the isolate is running an event,
  * so a closed session is opened again until one answers; once attached it stays.
  */
-export async function sampleIsolateHeap(workerName: string, everyMs = 250) {
+export async function sampleIsolateHeap(workerName: string, everyMs = 100) {
   const url = await isolateInspectorUrl(workerName);
-  const asFound = new HeapSeries();
-  const live = new HeapSeries();
+  let first: IsolateHeap | undefined;
+  const peak: IsolateHeap = { used_mb: 0, total_mb: 0, used_with_buffers_mb: 0 };
+  let samples = 0;
   let sessions = 0;
   let stopped = false;
+  const record = (usage: HeapUsage) => {
+    const heap = toHeap(usage);
+    first ??= heap;
+    samples++;
+    peak.used_mb = Math.max(peak.used_mb, heap.used_mb);
+    peak.total_mb = Math.max(peak.total_mb, heap.total_mb);
+    peak.used_with_buffers_mb = Math.max(peak.used_with_buffers_mb, heap.used_with_buffers_mb);
+  };
   const loop = (async () => {
     while (!stopped) {
       sessions++;
-      await sampleOneSession(url, everyMs, { asFound, live }, () => stopped);
+      await sampleOneSession(url, everyMs, record, () => stopped);
       if (!stopped) await sleep(200);
     }
   })();
@@ -80,16 +64,16 @@ export async function sampleIsolateHeap(workerName: string, everyMs = 250) {
     async stop() {
       stopped = true;
       await loop;
-      return { worker: workerName, sessions, as_found: asFound.toJSON(), live: live.toJSON() };
+      return { worker: workerName, samples, sessions, first, peak };
     },
   };
 }
 
-/** One inspector session: a turn every `everyMs` until it closes or the sampler stops. */
+/** One inspector session: asks for the heap usage every `everyMs` until it closes or stops. */
 async function sampleOneSession(
   url: string,
   everyMs: number,
-  series: { asFound: HeapSeries; live: HeapSeries },
+  record: (usage: HeapUsage) => void,
   stopped: () => boolean,
 ): Promise<void> {
   const socket = new WebSocket(url);
@@ -100,26 +84,13 @@ async function sampleOneSession(
   }).then(() => {
     open = false;
   });
-  // The inspector answers in order; each reading's id says which series it belongs to.
-  const seriesOf = new Map<number, HeapSeries>();
   socket.on("message", (raw) => {
-    const reply = JSON.parse(String(raw)) as { id?: number; result?: HeapUsage };
-    const target = reply.id === undefined ? undefined : seriesOf.get(reply.id);
-    if (target && reply.result && typeof reply.result.usedSize === "number") {
-      target.add(reply.result);
-    }
+    const reply = JSON.parse(String(raw)) as { result?: HeapUsage };
+    if (reply.result && typeof reply.result.usedSize === "number") record(reply.result);
   });
   await Promise.race([new Promise((resolve) => socket.once("open", resolve)), closed]);
-  let id = 0;
-  const send = (method: string, into?: HeapSeries) => {
-    id++;
-    if (into) seriesOf.set(id, into);
-    socket.send(JSON.stringify({ id, method }));
-  };
-  while (open && !stopped()) {
-    send("Runtime.getHeapUsage", series.asFound);
-    send("HeapProfiler.collectGarbage");
-    send("Runtime.getHeapUsage", series.live);
+  for (let id = 1; open && !stopped(); id++) {
+    socket.send(JSON.stringify({ id, method: "Runtime.getHeapUsage" }));
     await sleep(everyMs);
   }
   if (open) socket.close();
