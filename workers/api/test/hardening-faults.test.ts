@@ -54,6 +54,11 @@ async function createDataset(token: string, name: string): Promise<string> {
   return reply.body.id;
 }
 
+/** GET of a document, waiting as long as a reply may take (REPLY_MS). */
+function getDocument(token: string, datasetId: string, id: string) {
+  return fx.call(`/api/datasets/${datasetId}/documents/${id}`, { token, timeoutMs: REPLY_MS });
+}
+
 /** Embedded texts of a document's rows, in insertion order, straight from the database. */
 async function storedTexts(datasetId: string, documentId: string): Promise<string[]> {
   const rows = await fx.sql<{ text: string }>(
@@ -104,8 +109,7 @@ describe.concurrent("ingest worker and model provider faults", () => {
       while (settled.size < ids.length && Date.now() < deadline) {
         for (const id of ids) {
           if (settled.has(id)) continue;
-          const path = `/api/datasets/${datasetId}/documents/${id}`;
-          const doc = await fx.call(path, { token, timeoutMs: REPLY_MS });
+          const doc = await getDocument(token, datasetId, id);
           if (doc.status !== 200) expect.fail(await fx.explain(doc));
           if (doc.body.status === "ready" || doc.body.status === "failed")
             settled.set(id, doc.body);
@@ -118,9 +122,7 @@ describe.concurrent("ingest worker and model provider faults", () => {
       for (const [i, file] of files.entries()) {
         const id = ids[i] as string;
         const name = file.filename;
-        const doc =
-          settled.get(id) ??
-          (await fx.call(`/api/datasets/${datasetId}/documents/${id}`, { token })).body;
+        const doc = settled.get(id) ?? (await getDocument(token, datasetId, id)).body;
         const stored = await storedTexts(datasetId, id);
         const duplicates = stored.length - new Set(stored).size;
         outcomes.push({ file: name, status: doc.status, rows: stored.length, duplicates });

@@ -1,6 +1,6 @@
 import { readdir, readFile, readlink } from "node:fs/promises";
 import WebSocket from "ws";
-import { descendantProcesses } from "./process-memory.ts";
+import { descendantProcesses, mb } from "./process-memory.ts";
 
 /**
  * The memory of one Worker's V8 isolate, read through workerd's inspector
@@ -106,7 +106,6 @@ interface HeapUsage {
 }
 
 function toHeap(usage: HeapUsage): IsolateHeap {
-  const mb = (b: number) => Math.round((b / 1024 / 1024) * 10) / 10;
   return {
     used_mb: mb(usage.usedSize),
     total_mb: mb(usage.totalSize),

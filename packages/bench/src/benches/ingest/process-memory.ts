@@ -54,6 +54,9 @@ export async function descendantRss(name: string): Promise<Map<number, number>> 
   return rss;
 }
 
+/** Bytes as MiB with one decimal, as the memory figures are reported. */
+export const mb = (bytes: number) => Math.round((bytes / 1024 / 1024) * 10) / 10;
+
 /** Samples `descendantRss` until stopped; keeps the first and the peak reading per pid. */
 export function sampleMemory(name: string, everyMs = 200) {
   const baseline = new Map<number, number>();
@@ -72,7 +75,6 @@ export function sampleMemory(name: string, everyMs = 200) {
     async stop() {
       stopped = true;
       await loop;
-      const mb = (b: number) => Math.round((b / 1024 / 1024) * 10) / 10;
       return [...peak].map(([pid, bytes]) => ({
         pid,
         baseline_mb: mb(baseline.get(pid) ?? 0),
