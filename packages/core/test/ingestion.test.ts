@@ -1,14 +1,17 @@
 import type { Database } from "@quarry/db";
 import { documents } from "@quarry/db";
-import { and, eq } from "drizzle-orm";
+import { and, eq, sql } from "drizzle-orm";
 import { describe, expect, it } from "vitest";
 import {
   createDataset,
   type IngestMessage,
+  indexVectorBacklog,
   ingestFailureReason,
   isPermanentIngestFailure,
+  isVectorIndexMessage,
   listRows,
   type ProjectContext,
+  type QueueMessage,
   runIngestSlice,
   SLICE_LIMITS,
   type SourceReader,
@@ -92,11 +95,18 @@ async function drain(
   faults: { seed: number; failRead: number; failEnqueue: number; duplicate: number },
 ) {
   const random = prng(faults.seed);
-  const queue: IngestMessage[] = [first];
+  const queue: QueueMessage[] = [first];
   let deliveries = 0;
   while (queue.length > 0) {
     if (++deliveries > 10_000) throw new Error("ingestion did not converge");
     const message = queue.shift()!;
+    if (isVectorIndexMessage(message)) {
+      // as the consumer does: a bounded amount, then the rest in a new message
+      const progress = await indexVectorBacklog(ctx.db, message.datasetId, 3000);
+      if (progress.pending > 0) queue.push(message);
+      if (random() < faults.duplicate) queue.push(message);
+      continue;
+    }
     if (random() < faults.failRead) files.failNextReads = 1;
     const failEnqueue = random() < faults.failEnqueue;
     try {
@@ -188,6 +198,14 @@ describe("ingestion slices", () => {
         if (page.length < 1000) break;
       }
       expect(total).toBe(n);
+      // The last slice asked for the graph: every row is in it once, none waits.
+      const vectors = (await db.execute(sql`
+        SELECT (SELECT count(*) FROM vector_backlog WHERE dataset_id = ${dataset.id})::int AS pending,
+               (SELECT count(*) FROM indexed_vectors v JOIN rows r ON r.id = v.row_id
+                WHERE r.document_id = ${id} AND r.dataset_id = ${dataset.id})::int AS indexed`)) as unknown as {
+        rows: unknown[];
+      };
+      expect(vectors.rows[0]).toEqual({ pending: 0, indexed: n });
     }
   }, 300_000);
 

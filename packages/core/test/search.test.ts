@@ -9,8 +9,11 @@ import {
   deleteRow,
   documentFilteredSearch,
   type FileStore,
+  indexVectorBacklog,
   type ProjectContext,
+  pendingVectorRows,
   SEARCH_TUNING,
+  SemanticSearch,
   searchDocuments,
   searchRows,
   updateRow,
@@ -140,9 +143,19 @@ describe("E2 semantic search", () => {
     await seed(ctx, datasetId);
     const small = await setup("standard", 64);
     await seed(small.ctx, small.datasetId);
+    // Written rows wait in the backlog, ranked exactly, until the indexer moves them.
+    expect(await pendingVectorRows(db, datasetId)).toBe(TEXTS.length);
+    const before = await searchRows(ctx, datasetId, { query: "comet", top_k: 5 });
+    expect(await indexVectorBacklog(db, datasetId, 1000)).toEqual({
+      indexed: TEXTS.length,
+      pending: 0,
+    });
+    await indexVectorBacklog(db, small.datasetId, 1000);
+    expect(await searchRows(ctx, datasetId, { query: "comet", top_k: 5 })).toEqual(before);
+
     // Both dimensions share the column; each dataset has a partial index of its own.
     const indexes = await rowsOf<{ indexdef: string }>(
-      sql`SELECT indexdef FROM pg_indexes WHERE tablename = 'rows' AND indexdef LIKE '%hnsw%'`,
+      sql`SELECT indexdef FROM pg_indexes WHERE tablename = 'indexed_vectors' AND indexdef LIKE '%hnsw%'`,
     );
     const mine = indexes.filter((i) => i.indexdef.includes(datasetId));
     expect(mine).toHaveLength(1);
@@ -156,10 +169,9 @@ describe("E2 semantic search", () => {
     );
     await db.execute(sql`SET enable_seqscan = off`); // 8 rows: make the planner show its choice
     try {
-      const vector = `[${(await new LocalHashEmbedder(384).embed(["comet"]))[0]!.join(",")}]`;
-      const plan = await rowsOf<Record<string, string>>(sql`EXPLAIN
-        SELECT r.id FROM rows r WHERE r.dataset_id = ${datasetId} AND r.embedding IS NOT NULL
-        ORDER BY r.embedding::vector(384) <=> ${vector}::vector(384) LIMIT ${3}::int`);
+      const [vector] = await new LocalHashEmbedder(384).embed(["comet"]);
+      const statement = new SemanticSearch({ id: datasetId, dimensions: 384 }, vector!, undefined);
+      const plan = await rowsOf<Record<string, string>>(sql`EXPLAIN ${statement.rankSql(3)}`);
       expect(plan.map((p) => Object.values(p)[0]).join("\n")).toContain(`Index Scan using ${name}`);
     } finally {
       await db.execute(sql`RESET enable_seqscan`);
@@ -190,31 +202,46 @@ describe("E2 semantic search", () => {
       [{ n: { $ne: 5 } }, (m) => m.n !== 5], // nearly all: the index with a filter
       [{ bucket: { $in: [0, 1] } }, (m) => m.bucket <= 1], // half
     ];
-    for (const [filter, accepts] of cases) {
-      const { results } = await searchRows(ctx, datasetId, {
-        query: "comets and tides",
-        top_k: 10,
-        filter,
-      });
-      expect(results).toHaveLength(10);
-      for (const r of results) expect(accepts(r.metadata as never)).toBe(true);
-      const best = rows
-        .map((r, i) => ({ ok: accepts(r.metadata), cos: cosine(q!, vectors[i]!) }))
-        .filter((x) => x.ok)
-        .map((x) => Math.max(0, x.cos))
-        .sort((a, b) => b - a)
-        .slice(0, 10);
-      if ("rare" in filter) {
-        for (const [i, r] of results.entries()) expect(r.confidence).toBeCloseTo(best[i]!, 5);
-      } else {
-        const found = results.filter((r) => r.confidence >= best[9]! - 1e-6).length;
-        expect(found).toBeGreaterThanOrEqual(9);
-      }
-      for (let i = 1; i < results.length; i++) {
-        expect(results[i]!.confidence).toBeLessThanOrEqual(results[i - 1]!.confidence);
+    // All rows in the backlog (ranked exactly), then half in the graph, then all of them.
+    const stages = [0, Math.floor(many / 2), many];
+    for (const stage of stages) {
+      await indexVectorBacklog(
+        db,
+        datasetId,
+        stage - (many - (await pendingVectorRows(db, datasetId))),
+      );
+      expect(await pendingVectorRows(db, datasetId)).toBe(many - stage);
+      await expectFilteredSearches(cases);
+    }
+    async function expectFilteredSearches(
+      cases: [Record<string, unknown>, (m: (typeof rows)[number]["metadata"]) => boolean][],
+    ) {
+      for (const [filter, accepts] of cases) {
+        const { results } = await searchRows(ctx, datasetId, {
+          query: "comets and tides",
+          top_k: 10,
+          filter,
+        });
+        expect(results).toHaveLength(10);
+        for (const r of results) expect(accepts(r.metadata as never)).toBe(true);
+        const best = rows
+          .map((r, i) => ({ ok: accepts(r.metadata), cos: cosine(q!, vectors[i]!) }))
+          .filter((x) => x.ok)
+          .map((x) => Math.max(0, x.cos))
+          .sort((a, b) => b - a)
+          .slice(0, 10);
+        if ("rare" in filter) {
+          for (const [i, r] of results.entries()) expect(r.confidence).toBeCloseTo(best[i]!, 5);
+        } else {
+          const found = results.filter((r) => r.confidence >= best[9]! - 1e-6).length;
+          expect(found).toBeGreaterThanOrEqual(9);
+        }
+        for (let i = 1; i < results.length; i++) {
+          expect(results[i]!.confidence).toBeLessThanOrEqual(results[i - 1]!.confidence);
+        }
       }
     }
-  }, 120_000);
+  }, 240_000);
 });
 
 describe("E2 hybrid and keyword search", () => {
@@ -357,12 +384,15 @@ describe("keyword statistics", () => {
   it("go with their dataset, index included", async () => {
     const { ctx, datasetId } = await setup("hybrid");
     await seed(ctx, datasetId);
+    await indexVectorBacklog(db, datasetId, 4); // half in the graph, half waiting
     await deleteDataset(ctx, datasetId, noFiles);
     for (const table of [
       "keyword_datasets",
       "keyword_terms",
       "keyword_documents",
       "keyword_postings",
+      "indexed_vectors",
+      "vector_backlog",
     ]) {
       const [{ n } = { n: -1 }] = await rowsOf<{ n: number }>(
         sql`SELECT count(*)::int AS n FROM ${sql.raw(table)} WHERE dataset_id = ${datasetId}`,
@@ -371,7 +401,7 @@ describe("keyword statistics", () => {
     }
     const indexes = await rowsOf<{ n: number }>(sql`
       SELECT count(*)::int AS n FROM pg_indexes
-      WHERE tablename = 'rows' AND indexname = quarry_vector_index_name(${datasetId})`);
+      WHERE tablename = 'indexed_vectors' AND indexname = quarry_vector_index_name(${datasetId})`);
     expect(indexes[0]!.n).toBe(0);
   });
 });

@@ -26,7 +26,10 @@ describe("datasets API", () => {
     });
     const id = created.body.id;
 
-    expect((await call(`/api/datasets/${id}`, { token: key })).body).toEqual(created.body);
+    expect((await call(`/api/datasets/${id}`, { token: key })).body).toEqual({
+      ...created.body,
+      vector_index: { pending_rows: 0 },
+    });
     expect((await call("/api/datasets", { token: key })).body).toEqual([created.body]);
 
     const deleted = await call(`/api/datasets/${id}`, { method: "DELETE", token: key });

@@ -46,6 +46,21 @@ async function settled(id: string) {
   }
 }
 
+/**
+ * Waits for the ingest worker to move the dataset's vector backlog into its graph: the last
+ * slice of a document asks for it.
+ */
+async function vectorsIndexed() {
+  const deadline = Date.now() + 30_000;
+  for (;;) {
+    const dataset = await call(`/api/datasets/${datasetId}`, { token: tenant.key });
+    expect(dataset.status).toBe(200);
+    if (dataset.body.vector_index.pending_rows === 0) return;
+    if (Date.now() > deadline) throw new Error(`vectors still pending: ${dataset.text}`);
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
+
 async function rowsOf(id: string) {
   const filter = encodeURIComponent(JSON.stringify({ documentId: id }));
   const reply = await call(`/api/datasets/${datasetId}/rows?page_size=1000&filter=${filter}`, {
@@ -67,6 +82,7 @@ describe("upload → queue → ingest worker → rows", () => {
       url: `/${datasetId}/${id}/tides.csv`,
     });
     expect(doc.progress).toMatchObject({ unit: "bytes", rows: 2 });
+    await vectorsIndexed();
     const rows = await rowsOf(id);
     expect(rows.map((r) => [r.data, r.metadata.year, r.metadata.batch, r.metadata.url])).toEqual([
       [

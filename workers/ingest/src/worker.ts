@@ -1,13 +1,15 @@
 import {
   abandonedReason,
   type IngestDeps,
-  type IngestMessage,
+  indexVectorBacklog,
   ingestFailureReason,
   isIngestMessage,
   isPermanentIngestFailure,
+  isVectorIndexMessage,
   markDocumentFailed,
   noteIngestRetry,
   type ProjectContext,
+  type QueueMessage,
   runIngestSlice,
 } from "@quarry/core";
 import type { AiBinding, ProviderEnv } from "@quarry/providers";
@@ -18,6 +20,11 @@ import { faultsFrom } from "./fault-injection.ts";
 const DEAD_LETTER_QUEUE = "quarry-ingest-dlq";
 /** Backoff between redeliveries of a failed slice: 2 s, 4 s, 8 s … capped at 5 minutes. */
 const retryDelaySeconds = (attempts: number) => Math.min(2 ** attempts, 300);
+/**
+ * Backlog rows one `index-vectors` message moves into the graph before it hands the rest to
+ * a new message: a few seconds of database time, so slices of other documents interleave.
+ */
+const VECTOR_INDEX_ROWS_PER_MESSAGE = 2000;
 
 /**
  * The Queue consumer's entry (its composition root). Each message is one bounded slice of
@@ -39,13 +46,39 @@ export default {
     };
     const realDeps: IngestDeps = {
       source: r2SourceReader(env.FILES),
-      enqueue: async (next: IngestMessage) => {
+      enqueue: async (next: QueueMessage) => {
         await env.INGEST_QUEUE.send(next, { contentType: "json" });
       },
     };
     try {
       for (const message of batch.messages) {
         const body = message.body;
+        if (isVectorIndexMessage(body)) {
+          // Nothing to fail on the dead-letter queue: the backlog stays searchable (exactly),
+          // and the dataset's next write sends another message.
+          if (batch.queue === DEAD_LETTER_QUEUE) {
+            message.ack();
+            continue;
+          }
+          try {
+            const progress = await indexVectorBacklog(
+              db,
+              body.datasetId,
+              VECTOR_INDEX_ROWS_PER_MESSAGE,
+            );
+            log("info", "vectors indexed", { dataset: body.datasetId, ...progress });
+            // None moved while some wait: another indexer holds them and carries on.
+            if (progress.pending > 0 && progress.indexed > 0) await realDeps.enqueue(body);
+            message.ack();
+          } catch (error) {
+            log("warn", "vector indexing failed; retrying", {
+              dataset: body.datasetId,
+              reason: error instanceof Error ? error.message : String(error),
+            });
+            message.retry({ delaySeconds: retryDelaySeconds(message.attempts) });
+          }
+          continue;
+        }
         if (!isIngestMessage(body)) {
           log("error", "malformed ingest message", { id: message.id });
           message.ack();

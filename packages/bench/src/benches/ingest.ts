@@ -74,6 +74,11 @@ export const ingestBench: Bench = {
         `CSV ended ${csvDoc.status} with ${csvDoc.row_count}/${csv.rows} rows: ${csvDoc.error}`,
       );
     }
+    // `ready` = stored and searchable (the vector backlog is ranked exactly); the HNSW graph
+    // catches up after. Measured too, and awaited so the next phase runs on a quiet database.
+    progress("CSV: waiting for the vector index to catch up");
+    await waitForVectorIndex(http, key, dataset, progress);
+    const csvIndexedMs = performance.now() - csvStarted;
 
     // 100 MB (decimal): under the 100 MiB upload limit with room for the multipart framing.
     const bigBytes = scaled(100_000_000, scale, { step: 1024 });
@@ -106,6 +111,8 @@ export const ingestBench: Bench = {
         csv_upload_ms: round(uploadedMs),
         csv_total_s: round(csvMs / 1000),
         csv_rows_per_s: round((csv.rows / csvMs) * 1000, 1),
+        csv_indexed_total_s: round(csvIndexedMs / 1000),
+        csv_rows_per_s_indexed: round((csv.rows / csvIndexedMs) * 1000, 1),
         big_csv: {
           status: bigDoc.status,
           rows: bigDoc.row_count,
@@ -118,7 +125,11 @@ export const ingestBench: Bench = {
         faults,
         targets: {
           time_to_searchable_p50_ms: { target: "< 1000", value: round(summarize(searchable).p50) },
-          csv_rows_per_s: { target: ">= 1000", value: round((csv.rows / csvMs) * 1000, 1) },
+          csv_rows_per_s: {
+            target: ">= 1000",
+            note: "upload → document ready (rows stored and searchable); csv_rows_per_s_indexed is upload → every row in the HNSW graph",
+            value: round((csv.rows / csvMs) * 1000, 1),
+          },
           worker_memory_mb: {
             target: "< 128",
             note: "peak V8 heap in use plus ArrayBuffers of the ingest worker's isolate (inspector Runtime.getHeapUsage); workerd_peak_mb is the RSS of the whole runtime (both workers)",
@@ -179,6 +190,28 @@ async function waitUntilDone(
       lastReport = performance.now();
     }
     await new Promise((r) => setTimeout(r, pollMs));
+  }
+}
+
+/** Polls the dataset until no row waits for its HNSW graph. */
+async function waitForVectorIndex(
+  http: HttpClient,
+  key: string,
+  dataset: string,
+  progress: (line: string) => void,
+): Promise<void> {
+  let lastReport = performance.now();
+  for (;;) {
+    const { body } = await http.get<{ vector_index: { pending_rows: number } }>(
+      `/api/datasets/${dataset}`,
+      { token: key },
+    );
+    if (body.vector_index.pending_rows === 0) return;
+    if (performance.now() - lastReport > 10_000) {
+      progress(`  ${body.vector_index.pending_rows} rows wait for the vector index`);
+      lastReport = performance.now();
+    }
+    await new Promise((r) => setTimeout(r, 250));
   }
 }
 

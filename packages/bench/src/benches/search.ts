@@ -93,6 +93,9 @@ export const searchBench: Bench = {
     const path = (op: string) => `/api/datasets/${dataset.id}/${op}`;
 
     const load = await loadRows(api, dataset.id, total, progress);
+    // Rows are searchable once written (their vectors wait in a backlog that is ranked
+    // exactly); the latencies below are those of the HNSW graph, so it must hold every row.
+    load.index_catch_up_s = await waitForVectorIndex(api, dataset.id, progress);
 
     const cases: Record<string, (i: number) => Promise<number>> = {
       // The floor every request pays before searching: a database connection, the key and
@@ -335,7 +338,27 @@ async function loadRows(
     rows_per_s: perSecond(result.completed * BATCH, result.elapsedMs),
     batch_ms: summarize(result.samples),
     wall_s: round(wall() / 1000, 1),
+    index_catch_up_s: 0,
   };
+}
+
+/** Seconds from now until no row of the dataset waits for its HNSW graph. */
+async function waitForVectorIndex(
+  api: ReturnType<typeof createQuarryApi>,
+  datasetId: string,
+  progress: (line: string) => void,
+): Promise<number> {
+  const wall = startTimer();
+  let lastReport = 0;
+  for (;;) {
+    const pending = (await api.getDataset(datasetId)).body.vector_index?.pending_rows ?? 0;
+    if (pending === 0) return round(wall() / 1000, 1);
+    if (wall() - lastReport > 10_000) {
+      progress(`index: ${fmt(pending)} rows wait for the HNSW graph`);
+      lastReport = wall();
+    }
+    await new Promise((r) => setTimeout(r, 500));
+  }
 }
 
 /**
@@ -344,11 +367,16 @@ async function loadRows(
  * raw baseline. Keep the two in step.
  */
 const SEMANTIC_SQL = `SELECT r.id, r.data, r.metadata, greatest(0, 1 - c.distance) AS confidence
-FROM (SELECT r.id, (r.embedding::vector(${DIMENSIONS}) <=> $1::vector(${DIMENSIONS})) AS distance
-      FROM rows r
-      WHERE r.dataset_id = $2 AND r.embedding IS NOT NULL
-      ORDER BY r.embedding::vector(${DIMENSIONS}) <=> $1::vector(${DIMENSIONS})
-      LIMIT $3::int) AS c JOIN rows r ON r.id = c.id
+FROM ((SELECT v.row_id AS id, (v.embedding::vector(${DIMENSIONS}) <=> $1::vector(${DIMENSIONS})) AS distance
+       FROM indexed_vectors v
+       WHERE v.dataset_id = $2
+       ORDER BY v.embedding::vector(${DIMENSIONS}) <=> $1::vector(${DIMENSIONS})
+       LIMIT $3::int)
+      UNION ALL
+      (SELECT r.id, (r.embedding::vector(${DIMENSIONS}) <=> $1::vector(${DIMENSIONS})) AS distance
+       FROM vector_backlog b JOIN rows r ON r.id = b.row_id
+       WHERE b.dataset_id = $2 AND r.embedding IS NOT NULL
+       ORDER BY 2, 1 LIMIT $3::int)) AS c JOIN rows r ON r.id = c.id
 ORDER BY c.distance, c.id
 LIMIT (SELECT $3::int FROM (SELECT set_config('hnsw.ef_search',
   greatest($3::int, least(1000, greatest(100, round(70::float8 * sqrt(coalesce((

@@ -10,6 +10,8 @@ export interface Dataset {
   kind: "standard" | "hybrid";
   embedding_model: string;
   dimensions: number;
+  /** on GET of one dataset: rows not yet in its HNSW graph */
+  vector_index?: { pending_rows: number };
 }
 
 export interface RowInput {

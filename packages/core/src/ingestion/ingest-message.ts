@@ -1,7 +1,9 @@
 /**
- * The one Queue message contract, shared by the producer (workers/api) and the consumer
- * (workers/ingest). `cursor` says where the next slice starts; a message is a whole,
- * bounded unit of work, so redelivering it must be harmless.
+ * The Queue's message contracts, shared by the producers (workers/api, and the ingest worker
+ * itself) and the consumer (workers/ingest). Each message is a whole, bounded unit of work, so
+ * redelivering it must be harmless.
+ *
+ * An `IngestMessage` is one slice of a document: `cursor` says where the next slice starts.
  */
 export interface IngestMessage {
   v: 1;
@@ -30,5 +32,34 @@ export function isIngestMessage(body: unknown): body is IngestMessage {
     typeof m.projectId === "string" &&
     typeof m.datasetId === "string" &&
     typeof m.documentId === "string"
+  );
+}
+
+/**
+ * Move a dataset's vector backlog into its HNSW graph (`indexVectorBacklog`), a bounded
+ * amount per message; the consumer sends the message again while rows remain. Sent after
+ * every write that stores embeddings: a document's last slice, and the rows routes.
+ */
+export interface VectorIndexMessage {
+  v: 1;
+  kind: "index-vectors";
+  projectId: string;
+  datasetId: string;
+}
+
+export type QueueMessage = IngestMessage | VectorIndexMessage;
+
+export function vectorIndexMessage(projectId: string, datasetId: string): VectorIndexMessage {
+  return { v: 1, kind: "index-vectors", projectId, datasetId };
+}
+
+export function isVectorIndexMessage(body: unknown): body is VectorIndexMessage {
+  if (typeof body !== "object" || body === null) return false;
+  const m = body as Record<string, unknown>;
+  return (
+    m.v === 1 &&
+    m.kind === "index-vectors" &&
+    typeof m.projectId === "string" &&
+    typeof m.datasetId === "string"
   );
 }

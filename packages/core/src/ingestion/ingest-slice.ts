@@ -20,7 +20,12 @@ import type { UserMetadata } from "../rows/row-metadata.ts";
 import { tableToRowInputs } from "../rows/table-rows.ts";
 import type { ProjectContext } from "../shared/context.ts";
 import { parseCsvWindow } from "./csv-slice.ts";
-import type { IngestCursor, IngestMessage } from "./ingest-message.ts";
+import {
+  type IngestCursor,
+  type IngestMessage,
+  type QueueMessage,
+  vectorIndexMessage,
+} from "./ingest-message.ts";
 import type { SourceReader } from "./source-reader.ts";
 
 /**
@@ -41,7 +46,7 @@ export type SliceOutcome = "done" | "continued" | "skipped";
 
 export interface IngestDeps {
   source: SourceReader;
-  enqueue(message: IngestMessage): Promise<void>;
+  enqueue(message: QueueMessage): Promise<void>;
 }
 
 interface Slice {
@@ -68,7 +73,12 @@ export async function runIngestSlice(
   deps: IngestDeps,
 ): Promise<SliceOutcome> {
   const document = await loadDocument(ctx, message);
-  if (!document || document.status === "ready" || document.status === "failed") return "skipped";
+  if (!document || document.status === "failed") return "skipped";
+  if (document.status === "ready") {
+    // A redelivered last slice: its index message may be the part that was lost.
+    await deps.enqueue(vectorIndexMessage(ctx.projectId, message.datasetId));
+    return "skipped";
+  }
   const position = message.cursor?.position ?? 0;
   const applied = document.progress?.done ?? 0;
   if (applied !== position) {
@@ -119,7 +129,11 @@ export async function runIngestSlice(
     return true;
   });
   if (!committed) return "skipped";
-  if (!slice.next) return "done";
+  if (!slice.next) {
+    // The rows are searchable now (the backlog is ranked exactly); their graph comes next.
+    if (rowsWritten > 0) await deps.enqueue(vectorIndexMessage(ctx.projectId, message.datasetId));
+    return "done";
+  }
   await deps.enqueue({ ...message, cursor: { ...slice.next, rowsWritten } });
   return "continued";
 }

@@ -4,3 +4,4 @@ export * from "./search-indexes.ts";
 export * from "./search-params.ts";
 export * from "./search-results.ts";
 export * from "./search-rows.ts";
+export * from "./vector-backlog.ts";

@@ -110,22 +110,32 @@ export class SemanticSearch {
 
   /**
    * The `limit` nearest rows `(id, distance)`, in no particular order (callers sort on
-   * `distance`). Unfiltered, this is an HNSW scan: the expression and the `dataset_id`
-   * predicate are the index's, so the planner can use it. With a filter it depends on how many
-   * rows pass it, which one statement finds out first (`probe`, at most `exactFilterRows` + 1
-   * rows read):
+   * `distance`). A dataset's rows are either in its HNSW graph (`indexed_vectors`) or in the
+   * backlog that waits for it (`vector_backlog`, see `indexVectorBacklog`); each side gives
+   * its `limit` nearest and the union holds the overall `limit` nearest. Unfiltered, the graph
+   * side is an HNSW scan: the expression and the `dataset_id` predicate are the index's, so
+   * the planner can use it; the backlog side is ranked exactly. With a filter it depends on how
+   * many rows pass it, which one statement finds out first (`probe`, at most `exactFilterRows`
+   * + 1 rows read):
    * - few: all of them are ranked exactly — recall 1, and cheaper than walking the graph past
    *   the many rows a selective filter rejects;
    * - many: pgvector's iterative index scan walks the graph until `limit` rows pass the filter
-   *   (or `maxScanTuples` rows were visited), in relaxed order.
+   *   (or `maxScanTuples` rows were visited), in relaxed order; the backlog's rows that pass
+   *   it are ranked exactly.
    */
   candidatesSql(limit: number): SQL {
-    const base = sql`FROM rows r WHERE r.dataset_id = ${this.dataset.id} AND r.embedding IS NOT NULL`;
+    const graph = vectorExpression(this.dataset.dimensions, "v.embedding");
+    const ofGraph = sql`FROM indexed_vectors v WHERE v.dataset_id = ${this.dataset.id}`;
+    const ofBacklog = sql`FROM vector_backlog b JOIN rows r ON r.id = b.row_id
+      WHERE b.dataset_id = ${this.dataset.id} AND r.embedding IS NOT NULL`;
     if (!this.filter) {
-      return sql`SELECT r.id, ${this.distance()} AS distance ${base}
-        ORDER BY ${this.expression} <=> ${this.queryVector} LIMIT ${limit}::int`;
+      return sql`(SELECT v.row_id AS id, (${graph} <=> ${this.queryVector}) AS distance ${ofGraph}
+        ORDER BY ${graph} <=> ${this.queryVector} LIMIT ${limit}::int)
+      UNION ALL
+      (SELECT r.id, ${this.distance()} AS distance ${ofBacklog} ORDER BY 2, 1 LIMIT ${limit}::int)`;
     }
     const cap = SEARCH_TUNING.exactFilterRows;
+    const base = sql`FROM rows r WHERE r.dataset_id = ${this.dataset.id} AND r.embedding IS NOT NULL`;
     return sql`WITH probe AS MATERIALIZED (
         SELECT r.id ${base} AND ${this.filter} LIMIT ${cap + 1}::int
       ),
@@ -135,9 +145,14 @@ export class SemanticSearch {
        WHERE (SELECT yes FROM few)
        ORDER BY 2, 1 LIMIT ${limit}::int)
       UNION ALL
-      (SELECT r.id, ${this.distance()} AS distance ${base} AND ${this.filter}
+      (SELECT v.row_id AS id, (${graph} <=> ${this.queryVector}) AS distance
+       FROM indexed_vectors v JOIN rows r ON r.id = v.row_id
+       WHERE v.dataset_id = ${this.dataset.id} AND ${this.filter} AND NOT (SELECT yes FROM few)
+       ORDER BY ${graph} <=> ${this.queryVector} LIMIT ${limit}::int)
+      UNION ALL
+      (SELECT r.id, ${this.distance()} AS distance ${ofBacklog} AND ${this.filter}
          AND NOT (SELECT yes FROM few)
-       ORDER BY ${this.expression} <=> ${this.queryVector} LIMIT ${limit}::int)`;
+       ORDER BY 2, 1 LIMIT ${limit}::int)`;
   }
 
   /** Pure semantic ranking of the `topK` nearest rows. */

@@ -7,4 +7,5 @@ export * from "./logs.ts";
 export * from "./projects.ts";
 export * from "./row-filter-metadata.ts";
 export * from "./row-filter-terms.ts";
+export * from "./row-vectors.ts";
 export * from "./rows.ts";

@@ -2,9 +2,10 @@ import {
   type AuthCache,
   type FileStore,
   fetchSource,
-  type IngestMessage,
   type ProjectContext,
+  type QueueMessage,
   type UrlFetcher,
+  vectorIndexMessage,
 } from "@quarry/core";
 import type { Database } from "@quarry/db";
 import type { AiBinding, ProviderEnv } from "@quarry/providers";
@@ -22,7 +23,13 @@ export interface Services {
   /** E5's fetcher for `parse_url`: public addresses only unless ALLOW_PRIVATE_URLS=true */
   fetchUrl: UrlFetcher;
   /** sends a slice of work to the ingest worker */
-  enqueue(message: IngestMessage): Promise<void>;
+  enqueue(message: QueueMessage): Promise<void>;
+  /**
+   * After a write that may store embeddings: asks the ingest worker, once the response is
+   * sent, to move the dataset's vector backlog into its graph. A lost message costs speed,
+   * not results (the backlog is searched exactly), and the next write asks again.
+   */
+  indexVectorsSoon(projectId: string, datasetId: string): void;
   project(projectId: string): ProjectContext;
   /** the isolate's verified keys and endpoints; routes that revoke or change them forget */
   authCache: AuthCache;
@@ -51,13 +58,28 @@ export function createServices(config: Config, bindings: Bindings, authCache: Au
     ...(bindings.AI ? { AI: bindings.AI as unknown as AiBinding } : {}),
   };
   const deferred: Promise<unknown>[] = [];
+  const enqueue = async (message: QueueMessage) => {
+    await bindings.INGEST_QUEUE.send(message, { contentType: "json" });
+  };
   return {
     config,
     db,
     files: r2FileStore(bindings.FILES),
     fetchUrl: (url) => fetchSource(url, sourceFetchDeps(config.ALLOW_PRIVATE_URLS)),
-    enqueue: async (message) => {
-      await bindings.INGEST_QUEUE.send(message, { contentType: "json" });
+    enqueue,
+    indexVectorsSoon: (projectId, datasetId) => {
+      deferred.push(
+        enqueue(vectorIndexMessage(projectId, datasetId)).catch((error: unknown) => {
+          console.log(
+            JSON.stringify({
+              level: "warn",
+              msg: "could not ask for vector indexing",
+              dataset: datasetId,
+              reason: error instanceof Error ? error.message : String(error),
+            }),
+          );
+        }),
+      );
     },
     project: (projectId) => ({ db: db(), projectId, loaded: new Map(), providers }),
     authCache,

@@ -9,7 +9,12 @@ import {
   projectSecurity,
   toPage,
 } from "../http/openapi.ts";
-import { CreateDatasetBody, DatasetParams, DatasetSchema } from "../http/schemas/management.ts";
+import {
+  CreateDatasetBody,
+  DatasetDetailSchema,
+  DatasetParams,
+  DatasetSchema,
+} from "../http/schemas/management.ts";
 
 const tags = ["Datasets"];
 
@@ -40,7 +45,10 @@ const getDatasetRoute = createRoute({
   summary: "Get a dataset",
   security: projectSecurity,
   request: { params: DatasetParams },
-  responses: { 200: jsonResponse(DatasetSchema, "The dataset"), ...errorResponses },
+  responses: {
+    200: jsonResponse(DatasetDetailSchema, "The dataset and the state of its vector index"),
+    ...errorResponses,
+  },
 });
 
 const deleteDatasetRoute = createRoute({

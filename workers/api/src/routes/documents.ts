@@ -81,7 +81,9 @@ export function registerDocuments(app: OpenAPIHono<HonoEnv>) {
       files: services.files,
       enqueue: services.enqueue,
     };
-    return c.json(await createDocument(project, id, c.req.valid("json"), sources), 200);
+    const created = await createDocument(project, id, c.req.valid("json"), sources);
+    services.indexVectorsSoon(project.projectId, id);
+    return c.json(created, 200);
   });
   app.openapi(getDocumentRoute, async (c) => {
     const { id, document_id } = c.req.valid("param");

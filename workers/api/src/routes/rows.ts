@@ -7,6 +7,7 @@ import {
   upsertRows,
   writeRowsOfDocument,
 } from "@quarry/core";
+import type { Context } from "hono";
 import { integerParam, readGetParams } from "../http/get-params.ts";
 import type { HonoEnv } from "../http/hono-env.ts";
 import { errorResponses, jsonBody, jsonResponse, projectSecurity } from "../http/openapi.ts";
@@ -109,24 +110,37 @@ const listRoute = createRoute({
   responses: { 200: jsonResponse(z.array(RowSchema), "Rows"), ...errorResponses },
 });
 
+function indexVectorsSoon(c: Context<HonoEnv>, datasetId: string) {
+  c.var.services.indexVectorsSoon(c.var.project.projectId, datasetId);
+}
+
 export function registerRows(app: OpenAPIHono<HonoEnv>) {
+  // Writes store embeddings in the dataset's vector backlog; each asks for its indexing.
   app.openapi(upsertRoute, async (c) => {
-    const body = c.req.valid("json");
-    return c.json(await upsertRows(c.var.project, c.req.valid("param").id, body), 200);
+    const { id } = c.req.valid("param");
+    const written = await upsertRows(c.var.project, id, c.req.valid("json"));
+    indexVectorsSoon(c, id);
+    return c.json(written, 200);
   });
   app.openapi(replaceRoute, async (c) => {
     const { id, document_id } = c.req.valid("param");
     const body = c.req.valid("json");
-    return c.json(await writeRowsOfDocument(c.var.project, id, document_id, body, "replace"), 200);
+    const written = await writeRowsOfDocument(c.var.project, id, document_id, body, "replace");
+    indexVectorsSoon(c, id);
+    return c.json(written, 200);
   });
   app.openapi(addRoute, async (c) => {
     const { id, document_id } = c.req.valid("param");
     const body = c.req.valid("json");
-    return c.json(await writeRowsOfDocument(c.var.project, id, document_id, body, "append"), 200);
+    const written = await writeRowsOfDocument(c.var.project, id, document_id, body, "append");
+    indexVectorsSoon(c, id);
+    return c.json(written, 200);
   });
   app.openapi(updateRoute, async (c) => {
     const { id, row_id } = c.req.valid("param");
-    return c.json(await updateRow(c.var.project, id, row_id, c.req.valid("json")), 200);
+    const updated = await updateRow(c.var.project, id, row_id, c.req.valid("json"));
+    indexVectorsSoon(c, id);
+    return c.json(updated, 200);
   });
   app.openapi(deleteRoute, async (c) => {
     const { id, row_id } = c.req.valid("param");

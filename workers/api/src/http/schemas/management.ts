@@ -64,6 +64,19 @@ export const DatasetSchema = z
   })
   .openapi("Dataset");
 
+export const DatasetDetailSchema = DatasetSchema.extend({
+  vector_index: z
+    .object({
+      pending_rows: z
+        .number()
+        .int()
+        .describe(
+          "Rows stored but not yet in the dataset's HNSW graph. They are searchable already (ranked exactly); the ingest worker indexes them shortly after each write.",
+        ),
+    })
+    .describe("State of the dataset's vector index"),
+}).openapi("DatasetDetail");
+
 export const DocumentSchema = z
   .object({
     id: z.string(),

@@ -1,0 +1,116 @@
+import type { Database } from "@quarry/db";
+import { sql } from "drizzle-orm";
+import { describe, expect, it } from "vitest";
+import {
+  createDataset,
+  deleteDocument,
+  deleteRow,
+  type FileStore,
+  indexVectorBacklog,
+  pendingVectorRows,
+  searchRows,
+  updateRow,
+  upsertRows,
+  writeRowsOfDocument,
+} from "../src/index.ts";
+import { useFreshDatabase } from "./support/database.ts";
+import { createTenant } from "./support/tenant.ts";
+
+let db: Database;
+useFreshDatabase((fresh) => {
+  db = fresh;
+});
+
+const noFiles: FileStore = {
+  put: async () => {},
+  delete: async () => {},
+  deletePrefix: async () => {},
+};
+
+async function rowsOf<T>(query: ReturnType<typeof sql>): Promise<T[]> {
+  return ((await db.execute(query)) as unknown as { rows: T[] }).rows;
+}
+
+/**
+ * The invariant the triggers keep: each of the dataset's embedded rows is in exactly one of
+ * the backlog and the graph's table (there with its current embedding), and nothing else is.
+ */
+async function expectVectorsConsistent(datasetId: string) {
+  const [state] = await rowsOf<Record<string, number>>(sql`
+    SELECT
+      (SELECT count(*) FROM rows r WHERE r.dataset_id = ${datasetId} AND r.embedding IS NOT NULL)::int AS embedded,
+      (SELECT count(*) FROM rows r WHERE r.dataset_id = ${datasetId} AND r.embedding IS NOT NULL
+         AND (EXISTS (SELECT 1 FROM vector_backlog b WHERE b.dataset_id = r.dataset_id AND b.row_id = r.id))
+           <> (EXISTS (SELECT 1 FROM indexed_vectors v WHERE v.row_id = r.id
+                       AND v.dataset_id = r.dataset_id AND v.embedding = r.embedding)))::int AS placed_once,
+      (SELECT count(*) FROM vector_backlog b WHERE b.dataset_id = ${datasetId})::int
+        + (SELECT count(*) FROM indexed_vectors v WHERE v.dataset_id = ${datasetId})::int AS entries`);
+  expect(state!.placed_once).toBe(state!.embedded);
+  expect(state!.entries).toBe(state!.embedded);
+}
+
+const text = (i: number) =>
+  `note ${i}: ${["comets", "bread", "bonds", "tides", "glaciers"][i % 5]} and ${i % 13} more`;
+
+describe("the vector backlog", () => {
+  it("follows every write, and search ranks the same rows wherever they are", async () => {
+    const { ctx } = await createTenant(db, "backlog");
+    const { id } = await createDataset(
+      ctx,
+      { name: "v", dimensions: 32 },
+      { embeddingModel: "local/hash" },
+    );
+    const rows = (from: number, n: number) =>
+      Array.from({ length: n }, (_, i) => ({ data: { text: text(from + i) } }));
+    await upsertRows(ctx, id, { document_id: "a", rows: rows(0, 30) });
+    await upsertRows(ctx, id, { document_id: "b", rows: rows(30, 30) });
+    await expectVectorsConsistent(id);
+    expect(await pendingVectorRows(db, id)).toBe(60);
+    const query = { query: "comets and tides", top_k: 10 };
+    const exact = await searchRows(ctx, id, query);
+
+    expect(await indexVectorBacklog(db, id, 25)).toEqual({ indexed: 25, pending: 35 });
+    await expectVectorsConsistent(id);
+    expect(await searchRows(ctx, id, query)).toEqual(exact);
+    expect(await indexVectorBacklog(db, id, 1000)).toEqual({ indexed: 35, pending: 0 });
+    expect(await indexVectorBacklog(db, id, 1000)).toEqual({ indexed: 0, pending: 0 });
+    await expectVectorsConsistent(id);
+    expect(await searchRows(ctx, id, query)).toEqual(exact);
+
+    // A new text re-embeds the row: it leaves the graph for the backlog, and ranks by its text.
+    const target = exact.results[9]!;
+    const rowId = String(target.metadata.rowId);
+    await updateRow(ctx, id, rowId, { data: { text: "comets and tides" } });
+    await expectVectorsConsistent(id);
+    expect(await pendingVectorRows(db, id)).toBe(1);
+    const [first] = (await searchRows(ctx, id, query)).results;
+    expect(first!.metadata.rowId).toBe(target.metadata.rowId);
+    expect(first!.confidence).toBeCloseTo(1, 5);
+    // Metadata alone keeps the row where it is.
+    await indexVectorBacklog(db, id, 1000);
+    await updateRow(ctx, id, rowId, { metadata: { x: 1 } });
+    expect(await pendingVectorRows(db, id)).toBe(0);
+    await expectVectorsConsistent(id);
+
+    await writeRowsOfDocument(ctx, id, "a", { rows: rows(100, 5) }, "replace");
+    await expectVectorsConsistent(id);
+    expect(await pendingVectorRows(db, id)).toBe(5);
+    await writeRowsOfDocument(ctx, id, "a", { rows: [{ data: { text: "" } }] }, "append");
+    await expectVectorsConsistent(id);
+    const [unembedded] = await rowsOf<{ id: string }>(
+      sql`SELECT id::text FROM rows WHERE dataset_id = ${id} AND embedding IS NULL`,
+    );
+    await deleteRow(ctx, id, unembedded!.id);
+    await expectVectorsConsistent(id);
+    await deleteDocument(ctx, id, "b", noFiles);
+    await expectVectorsConsistent(id);
+    await indexVectorBacklog(db, id, 1000);
+    await expectVectorsConsistent(id);
+    const left = await searchRows(ctx, id, { ...query, top_k: 100 });
+    expect(left.results.map((r) => r.data.text).sort()).toEqual(
+      rows(100, 5)
+        .map((r) => r.data.text)
+        .sort(),
+    );
+  });
+});

@@ -1,0 +1,31 @@
+import { bigint, pgTable, primaryKey, text } from "drizzle-orm/pg-core";
+import { vector } from "./types.ts";
+
+/**
+ * The vectors the per-dataset HNSW graphs are built over: a narrow copy of `rows.embedding`
+ * for the rows already indexed. Inserting into an HNSW graph is most of a row write's cost
+ * (~3 ms per 384-d row in the embedded database, against ~0.7 ms for everything else), so
+ * writers do not pay it: a new or re-embedded row goes to `vector_backlog`, searches rank the
+ * backlog exactly alongside the graph, and the ingest worker moves the backlog into this
+ * table (and so into the graph) in bounded batches after the write (`index-vectors`).
+ *
+ * Kept consistent with `rows` by statement-level triggers (migration `deferred_vector_index`):
+ * a row is in exactly one of `indexed_vectors` and `vector_backlog` while it has an embedding,
+ * and in neither once deleted or unembedded. No foreign key, for the same reason as
+ * `row_filter_metadata`: a check per row would cost every write.
+ */
+export const indexedVectors = pgTable("indexed_vectors", {
+  rowId: bigint("row_id", { mode: "number" }).primaryKey(),
+  datasetId: text("dataset_id").notNull(),
+  embedding: vector("embedding").notNull(),
+});
+
+/** Rows whose embedding is stored but not yet in their dataset's HNSW graph. */
+export const vectorBacklog = pgTable(
+  "vector_backlog",
+  {
+    datasetId: text("dataset_id").notNull(),
+    rowId: bigint("row_id", { mode: "number" }).notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.datasetId, t.rowId] })],
+);
