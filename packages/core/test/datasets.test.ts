@@ -47,7 +47,10 @@ describe("datasets", () => {
       dimensions: 384,
     });
     expect(dataset.id).toMatch(/^ds_[0-9a-z]{20}$/);
-    expect(await getDataset(ctx, dataset.id)).toEqual(dataset);
+    expect(await getDataset(ctx, dataset.id)).toEqual({
+      ...dataset,
+      vector_index: { pending_rows: 0 },
+    });
   });
 
   it.each([

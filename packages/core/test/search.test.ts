@@ -196,49 +196,44 @@ describe("E2 semantic search", () => {
     }
     const embedder = new LocalHashEmbedder(64);
     const vectors = await embedder.embed(rows.map((r) => r.data.text));
-    const [q] = await embedder.embed(["comets and tides"]);
+    const queries = ["comets and tides", "bread and roses", "bonds of glaciers", "compilers 7"];
+    const queryVectors = await embedder.embed(queries);
     const cases: [Record<string, unknown>, (m: (typeof rows)[number]["metadata"]) => boolean][] = [
       [{ rare: true }, (m) => m.rare], // 22 rows: ranked exactly
       [{ n: { $ne: 5 } }, (m) => m.n !== 5], // nearly all: the index with a filter
       [{ bucket: { $in: [0, 1] } }, (m) => m.bucket <= 1], // half
     ];
     // All rows in the backlog (ranked exactly), then half in the graph, then all of them.
-    const stages = [0, Math.floor(many / 2), many];
-    for (const stage of stages) {
-      await indexVectorBacklog(
-        db,
-        datasetId,
-        stage - (many - (await pendingVectorRows(db, datasetId))),
-      );
+    for (const stage of [0, Math.floor(many / 2), many]) {
+      const indexed = many - (await pendingVectorRows(db, datasetId));
+      await indexVectorBacklog(db, datasetId, stage - indexed);
       expect(await pendingVectorRows(db, datasetId)).toBe(many - stage);
-      await expectFilteredSearches(cases);
-    }
-    async function expectFilteredSearches(
-      cases: [Record<string, unknown>, (m: (typeof rows)[number]["metadata"]) => boolean][],
-    ) {
       for (const [filter, accepts] of cases) {
-        const { results } = await searchRows(ctx, datasetId, {
-          query: "comets and tides",
-          top_k: 10,
-          filter,
-        });
-        expect(results).toHaveLength(10);
-        for (const r of results) expect(accepts(r.metadata as never)).toBe(true);
-        const best = rows
-          .map((r, i) => ({ ok: accepts(r.metadata), cos: cosine(q!, vectors[i]!) }))
-          .filter((x) => x.ok)
-          .map((x) => Math.max(0, x.cos))
-          .sort((a, b) => b - a)
-          .slice(0, 10);
-        if ("rare" in filter) {
-          for (const [i, r] of results.entries()) expect(r.confidence).toBeCloseTo(best[i]!, 5);
-        } else {
-          const found = results.filter((r) => r.confidence >= best[9]! - 1e-6).length;
-          expect(found).toBeGreaterThanOrEqual(9);
+        // Approximate (graph) results: recall@10 over the queries, as the search bench counts it.
+        let found = 0;
+        for (const [qi, query] of queries.entries()) {
+          const { results } = await searchRows(ctx, datasetId, { query, top_k: 10, filter });
+          expect(results).toHaveLength(10);
+          for (const r of results) expect(accepts(r.metadata as never)).toBe(true);
+          for (let i = 1; i < results.length; i++) {
+            expect(results[i]!.confidence).toBeLessThanOrEqual(results[i - 1]!.confidence);
+          }
+          const best = rows
+            .map((r, i) => ({
+              ok: accepts(r.metadata),
+              cos: cosine(queryVectors[qi]!, vectors[i]!),
+            }))
+            .filter((x) => x.ok)
+            .map((x) => Math.max(0, x.cos))
+            .sort((a, b) => b - a)
+            .slice(0, 10);
+          if ("rare" in filter) {
+            for (const [i, r] of results.entries()) expect(r.confidence).toBeCloseTo(best[i]!, 5);
+          }
+          found += results.filter((r) => r.confidence >= best[9]! - 1e-6).length;
         }
-        for (let i = 1; i < results.length; i++) {
-          expect(results[i]!.confidence).toBeLessThanOrEqual(results[i - 1]!.confidence);
-        }
+        const where = `${JSON.stringify(filter)} with ${stage} rows in the graph`;
+        expect(found / (10 * queries.length), where).toBeGreaterThanOrEqual(0.9);
       }
     }
   }, 240_000);
