@@ -147,7 +147,7 @@ describe("ingestion slices", () => {
       { embeddingModel: "local/hash" },
     );
     const files = new MemoryFiles();
-    const n = 8000; // ~2.2 MB: more than one 2 MB window
+    const n = 8000; // ~2.2 MB: more than two 1 MB windows
     const bytes = csvOf(n);
     expect(bytes.length).toBeGreaterThan(SLICE_LIMITS.csvBytes);
     for (const seed of [1, 2]) {
