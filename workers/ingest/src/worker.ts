@@ -97,11 +97,13 @@ export default {
           providers,
         };
         try {
+          const started = Date.now();
           const outcome = await runIngestSlice(project, body, deps);
           log("info", "slice", {
             document: body.documentId,
             position: body.cursor?.position ?? 0,
             outcome,
+            ms: Date.now() - started,
           });
           if (faults?.crashBeforeAck()) {
             message.retry({ delaySeconds: 0 });
