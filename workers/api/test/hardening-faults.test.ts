@@ -413,12 +413,14 @@ describe("d. the database stops answering", () => {
       ];
       const faults = fx.stack.pg.faults;
       const silencedBefore = faults.silenced;
-      // The next two connections (one per request) answer their startup, then nothing more:
-      // the requests' first queries wait on an open socket that never replies.
-      faults.silenceAfter({ connections: 2, afterMessages: 1 });
+      // Every connection opened while the two requests run answers its startup, then nothing
+      // more: the requests' first queries wait on an open socket that never replies. (Not just
+      // the next two: the ingest worker may open its own meanwhile, indexing the vectors of
+      // earlier scenarios' writes, and would take one of them.)
+      faults.silenceAfter({ connections: 1_000, afterMessages: 1 });
       const silent = await Promise.all(requests()); // a HangError fails the test here
       faults.reset();
-      expect(faults.silenced - silencedBefore).toBe(2);
+      expect(faults.silenced - silencedBefore).toBeGreaterThanOrEqual(2);
       for (const reply of silent) {
         expect(reply.status, reply.text).toBe(500);
         expect(envelopeProblems(reply), reply.text).toEqual([]);
