@@ -93,7 +93,15 @@ export const ingestBench: Bench = {
     const workerd = await memory.stop();
     const ingestIsolate = (await isolate?.stop()) ?? { skipped: "BASE is set" };
 
-    const faults = target.mode === "started" ? await faultRun(ctx) : { skipped: "BASE is set" };
+    // A failed fault run is a result too: it is reported (its DATA_DIR kept) with the figures
+    // measured before it, rather than losing them.
+    const faults =
+      target.mode === "started"
+        ? await faultRun(ctx).catch((error: unknown) => ({
+            exact: false,
+            failed: error instanceof Error ? error.message : String(error),
+          }))
+        : { skipped: "BASE is set" };
 
     return {
       params: {

@@ -70,7 +70,20 @@ function logUnknown(c: Context<HonoEnv>, err: unknown): void {
       level: "error",
       request_id: c.get("requestId"),
       error: String(err),
+      // Drivers wrap the failure that matters (drizzle's "Failed query" holds the driver's
+      // error, which holds the network's): without the chain the log names the SQL, not why.
+      causes: causesOf(err),
       stack: err instanceof Error ? err.stack : undefined,
     }),
   );
+}
+
+function causesOf(err: unknown): string[] {
+  const causes: string[] = [];
+  let cause = err instanceof Error ? err.cause : undefined;
+  while (cause !== undefined && causes.length < 5) {
+    causes.push(String(cause));
+    cause = cause instanceof Error ? cause.cause : undefined;
+  }
+  return causes;
 }
