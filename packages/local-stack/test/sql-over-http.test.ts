@@ -1,3 +1,4 @@
+import { connect } from "node:net";
 import { PGlite } from "@electric-sql/pglite";
 import { vector } from "@electric-sql/pglite-pgvector";
 import { Pool as NeonPool, neon, neonConfig } from "@neondatabase/serverless";
@@ -41,6 +42,47 @@ beforeEach(async () => {
 });
 
 describe("SQL over HTTP (Neon's /sql)", () => {
+  it("keeps an idle keep-alive connection open for the client's next statement", async () => {
+    // One socket, two requests 6 s apart: past Node's default keep-alive timeout (5 s), after
+    // which the server used to close the socket under a client about to reuse it.
+    const socket = connect(server.wsPort, server.host);
+    const replies: string[] = [];
+    let buffered = "";
+    socket.on("data", (chunk) => {
+      buffered += chunk.toString();
+      const end = buffered.indexOf("\r\n\r\n");
+      if (end >= 0 && buffered.includes('"rows"')) {
+        replies.push(buffered);
+        buffered = "";
+      }
+    });
+    const closed = new Promise<string>((resolve) => socket.on("close", () => resolve("closed")));
+    const request = () => {
+      const body = JSON.stringify({ query: "SELECT 1 AS one", params: [] });
+      socket.write(
+        `POST /sql HTTP/1.1\r\nHost: ${server.host}\r\nConnection: keep-alive\r\n` +
+          `Neon-Connection-String: ${URL}\r\nContent-Type: application/json\r\n` +
+          `Content-Length: ${Buffer.byteLength(body)}\r\n\r\n${body}`,
+      );
+    };
+    const replied = async (count: number) => {
+      for (let i = 0; i < 100 && replies.length < count; i++)
+        await new Promise((r) => setTimeout(r, 20));
+      return replies.length;
+    };
+    request();
+    expect(await replied(1)).toBe(1);
+    const idle = await Promise.race([
+      closed,
+      new Promise((r) => setTimeout(() => r("open"), 6_000)),
+    ]);
+    expect(idle).toBe("open");
+    request();
+    expect(await replied(2)).toBe(2);
+    expect(replies[1]).toMatch(/^HTTP\/1\.1 200/);
+    socket.destroy();
+  }, 15_000);
+
   it("runs a parameterised statement and returns every type as Postgres prints it, parsed by the driver", async () => {
     const sql = neon(URL);
     const inserted = await sql.query(

@@ -48,6 +48,11 @@ export function listenWebSocket(
     res.writeHead(426, { Upgrade: "websocket", "Content-Type": "text/plain" });
     res.end("This endpoint speaks WebSocket (Postgres wire protocol), and POST /sql.\n");
   });
+  // Never close an idle keep-alive connection from this side. workerd pools its connections
+  // to `/sql`; when Node closed one after its default 5 s of quiet just as workerd sent the
+  // next statement down it, the statement failed with "Network connection lost" (seen as a
+  // rare 500 under load). The client closes its own idle connections; close() drops the rest.
+  server.keepAliveTimeout = 0;
   const wss = new WebSocketServer({ noServer: true, perMessageDeflate: false });
   server.on("upgrade", (req, socket, head) => {
     wss.handleUpgrade(req, socket, head, (ws) => {
