@@ -99,7 +99,7 @@ export const ingestBench: Bench = {
       target.mode === "started"
         ? await faultRun(ctx).catch((error: unknown) => ({
             exact: false,
-            failed: error instanceof Error ? error.message : String(error),
+            failed: describeError(error),
           }))
         : { skipped: "BASE is set" };
 
@@ -199,6 +199,17 @@ async function waitUntilDone(
     }
     await new Promise((r) => setTimeout(r, pollMs));
   }
+}
+
+/** The error and its causes ("fetch failed" alone does not say whether the peer reset). */
+function describeError(error: unknown): string {
+  const parts: string[] = [];
+  let current: unknown = error;
+  while (current !== undefined && parts.length < 5) {
+    parts.push(current instanceof Error ? current.message : String(current));
+    current = current instanceof Error ? current.cause : undefined;
+  }
+  return parts.join(" ← ");
 }
 
 /** Polls the dataset until no row waits for its HNSW graph. */
