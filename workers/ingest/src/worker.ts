@@ -31,7 +31,8 @@ const VECTOR_INDEX_ROWS_PER_MESSAGE = 2000;
  * one document (`runIngestSlice`); the slice enqueues its successor. A file that cannot be
  * parsed fails its document at once; anything else is retried with backoff, and what
  * exhausts its retries reaches the dead-letter queue, whose handler fails the document, so
- * nothing stays `processing` forever.
+ * nothing stays `processing` forever. The other kind of message, `index-vectors`, moves a
+ * bounded part of a dataset's vector backlog into its HNSW graph (`indexVectorBacklog`).
  */
 export default {
   async queue(batch, env, ctx) {
