@@ -180,10 +180,26 @@ describe("E12 replace and E13 add", () => {
 describe("embedding failures", () => {
   let server: Server;
   let requests = 0;
+  /** what the provider answers: overloaded, or vectors with a component float4 cannot hold */
+  let reply: "overloaded" | "out-of-range" = "overloaded";
   beforeAll(async () => {
     server = createServer((req, res) => {
       requests++;
       req.resume();
+      if (reply === "out-of-range") {
+        const embedding = new Array(1536).fill(0.01);
+        embedding[7] = 1e39;
+        res.writeHead(200, { "content-type": "application/json" });
+        res.end(
+          JSON.stringify({
+            object: "list",
+            data: [{ object: "embedding", index: 0, embedding }],
+            model: "m",
+            usage: { prompt_tokens: 1, total_tokens: 1 },
+          }),
+        );
+        return;
+      }
       res.writeHead(503, { "content-type": "application/json" });
       res.end(JSON.stringify({ error: { message: "overloaded" } }));
     });
@@ -218,6 +234,15 @@ describe("embedding failures", () => {
       upsertRows(ctx, dataset.id, { document_id: "d", rows: [{ data: { text: "new" } }] }),
     ).rejects.toMatchObject({ code: "upstream_error" });
     expect(requests).toBeGreaterThan(1);
+    expect(await listRows(ctx, dataset.id, page)).toEqual(before);
+
+    reply = "out-of-range";
+    await expect(
+      upsertRows(ctx, dataset.id, { document_id: "d", rows: [{ data: { text: "new" } }] }),
+    ).rejects.toMatchObject({
+      code: "upstream_error",
+      message: expect.stringContaining("pgvector cannot store"),
+    });
     expect(await listRows(ctx, dataset.id, page)).toEqual(before);
   });
 });

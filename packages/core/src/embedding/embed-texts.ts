@@ -39,6 +39,9 @@ export async function embedTexts(
             `returned ${vector.length} dimensions; the dataset stores ${dataset.dimensions}`,
           );
         }
+        if (!vector.every(storable)) {
+          throw new ProviderError("upstream", "returned a vector component pgvector cannot store");
+        }
         vectors.push(vector);
       }
     }
@@ -47,6 +50,10 @@ export async function embedTexts(
     throw asServiceError(error, dataset.embeddingModel);
   }
 }
+
+/** pgvector stores float4: finite and within its range. */
+const FLOAT4_MAX = 3.4028234663852886e38;
+const storable = (x: number) => Number.isFinite(x) && Math.abs(x) <= FLOAT4_MAX;
 
 function asServiceError(error: unknown, model: string): ServiceError {
   if (error instanceof ServiceError) return error;

@@ -126,7 +126,7 @@ async function createWithRows(
       returning id
     ),
     written as (
-      ${rowsInsertStatement(projectId, dataset.id, document, prepared, sql`exists (select 1 from doc)`)}
+      ${rowsInsertStatement(projectId, dataset, document, prepared, sql`exists (select 1 from doc)`)}
     )
     select (select count(*) from doc)::int as created,
            (select coalesce(array_agg(id), '{}') from written) as ids`)) as unknown as {

@@ -6,6 +6,7 @@ import type { PreparedRow } from "./prepare-rows.ts";
 import { embeddedColumn } from "./row-input.ts";
 import { rowMetadata } from "./row-metadata.ts";
 import { type RowView, toRowView } from "./row-view.ts";
+import { scaledVectorSql, scaleVectors } from "./vector-transfer.ts";
 
 /** Rows per statement: one JSON parameter each, a few MB at most. */
 const INSERT_BATCH = 1000;
@@ -27,7 +28,7 @@ export async function insertRows(
   for (let start = 0; start < prepared.length; start += INSERT_BATCH) {
     const batch = prepared.slice(start, start + INSERT_BATCH);
     const result = (await db.execute(
-      rowsInsertStatement(projectId, dataset.id, document, batch),
+      rowsInsertStatement(projectId, dataset, document, batch),
     )) as unknown as { rows: { id: string | number }[] };
     views.push(
       ...rowViews(
@@ -48,11 +49,12 @@ export async function insertRows(
  */
 export function rowsInsertStatement(
   projectId: string,
-  datasetId: string,
+  dataset: Pick<DatasetRecord, "id" | "dimensions">,
   document: { id: string; url: string | null },
   batch: PreparedRow[],
   onlyIf: SQL = sql`true`,
 ): SQL {
+  const vectors = scaleVectors(batch.map((row) => row.embedding));
   const payload = batch.map((row, ord) => ({
     ord,
     data: row.data,
@@ -62,14 +64,14 @@ export function rowsInsertStatement(
       documentId: document.id,
       ...(document.url ? { url: document.url } : {}),
     }),
-    embedding: row.embedding ? vectorLiteral(row.embedding) : null,
+    embedding: vectors.integers[ord],
     text: row.keywordText,
   }));
   return sql`
     insert into rows (id, project_id, dataset_id, document_id, data, metadata, embedding, fts)
-    select s.id, ${projectId}, ${datasetId}, ${document.id}, s.data,
+    select s.id, ${projectId}, ${dataset.id}, ${document.id}, s.data,
            s.metadata || jsonb_build_object('rowId', s.id),
-           s.embedding::vector,
+           ${scaledVectorSql(sql`s.embedding`, vectors.exponent, dataset.dimensions)},
            to_tsvector(${KEYWORD_CONFIG}::regconfig, s.text)
     from (
       select nextval(pg_get_serial_sequence('rows', 'id')) as id, v.*
@@ -108,42 +110,4 @@ export function rowViews(
       embeddedColumn: row.embedding ? column : null,
     });
   });
-}
-
-/**
- * The text pgvector parses: each component rounded to 9 decimal places. pgvector stores
- * float4, whose spacing near 0.2 is 1.5e-8, so the stored value is the float4 nearest the
- * model's or its neighbour (at most 1 ulp away; a cosine moves by ~1e-7, far below what
- * separates ranked rows). Printed from the rounded integer: number-to-string conversion of
- * the doubles themselves (`toPrecision(9)` before) was a third of an ingest slice's CPU time.
- */
-export function vectorLiteral(vector: number[]): string {
-  let out = "[";
-  for (let i = 0; i < vector.length; i++) {
-    if (i > 0) out += ",";
-    out += decimal9(vector[i] as number);
-  }
-  return `${out}]`;
-}
-
-const NANO = 1e9;
-
-/** `x` to 9 decimal places, without trailing zeros ("-0.25", "3", "0.000000001"). */
-function decimal9(x: number): string {
-  const n = Math.round(x * NANO);
-  // Beyond 2^53 nanos (|x| > 9e6) the integer route loses digits; such components are not
-  // embeddings of any model, but stay exact through the general printer.
-  if (!Number.isSafeInteger(n)) return String(x);
-  if (n === 0) return "0";
-  const abs = Math.abs(n);
-  const whole = Math.floor(abs / NANO);
-  let fraction = abs - whole * NANO;
-  const sign = n < 0 ? "-" : "";
-  if (fraction === 0) return `${sign}${whole}`;
-  let digits = 9;
-  while (fraction % 10 === 0) {
-    fraction /= 10;
-    digits--;
-  }
-  return `${sign}${whole}.${String(fraction).padStart(digits, "0")}`;
 }
