@@ -1,3 +1,4 @@
+import { scaleVectors } from "@quarry/core";
 import { LocalHashEmbedder } from "@quarry/providers";
 import pg from "pg";
 import { createQuarryApi, type RowInput } from "../harness/api.ts";
@@ -164,14 +165,15 @@ export const searchBench: Bench = {
     await db?.connect();
     try {
       const embedder = new LocalHashEmbedder(DIMENSIONS);
-      const vectorOf = (i: number) => `[${embedder.embedOne(queryText(i)).join(",")}]`;
+      const embeddingOf = (i: number) => embedder.embedOne(queryText(i));
+      const vectorOf = (i: number) => `[${embeddingOf(i).join(",")}]`;
       const recall = db
         ? await measureRecall(http, path("search"), token, db, dataset.id, vectorOf, progress)
         : undefined;
       const raw = target.databaseUrl
-        ? await measureRawSql(target.databaseUrl, dataset.id, vectorOf, progress)
+        ? await measureRawSql(target.databaseUrl, dataset.id, embeddingOf, progress)
         : undefined;
-      const plans = db ? await explainSearch(db, dataset.id, vectorOf(1)) : undefined;
+      const plans = db ? await explainSearch(db, dataset.id, embeddingOf(1)) : undefined;
 
       const semantic = concurrent.e2_semantic as Summary;
       const httpVsRaw = raw
@@ -366,14 +368,17 @@ async function waitForVectorIndex(
  * packages/core/src/search/search-rows.ts, HNSW list size by dataset size included), for the
  * raw baseline. Keep the two in step.
  */
-const SEMANTIC_SQL = `SELECT r.id, r.data, r.metadata, greatest(0, 1 - c.distance) AS confidence
-FROM ((SELECT v.row_id AS id, (v.embedding::vector(${DIMENSIONS}) <=> $1::vector(${DIMENSIONS})) AS distance
+const SEMANTIC_SQL = `WITH quarry_query_vector AS MATERIALIZED (
+  SELECT ($1::int4[]::vector * (SELECT array_fill(power(2::float8, $4::int)::real,
+    ARRAY[${DIMENSIONS}::int])::vector))::vector(${DIMENSIONS}) AS v)
+SELECT r.id, r.data, r.metadata, greatest(0, 1 - c.distance) AS confidence
+FROM ((SELECT v.row_id AS id, (v.embedding::vector(${DIMENSIONS}) <=> QUERY) AS distance
        FROM indexed_vectors v
        WHERE v.dataset_id = $2
-       ORDER BY v.embedding::vector(${DIMENSIONS}) <=> $1::vector(${DIMENSIONS})
+       ORDER BY v.embedding::vector(${DIMENSIONS}) <=> QUERY
        LIMIT $3::int)
       UNION ALL
-      (SELECT r.id, (r.embedding::vector(${DIMENSIONS}) <=> $1::vector(${DIMENSIONS})) AS distance
+      (SELECT r.id, (r.embedding::vector(${DIMENSIONS}) <=> QUERY) AS distance
        FROM vector_backlog b JOIN rows r ON r.id = b.row_id
        WHERE b.dataset_id = $2 AND r.embedding IS NOT NULL
        ORDER BY 2, 1 LIMIT $3::int)) AS c JOIN rows r ON r.id = c.id
@@ -381,7 +386,13 @@ ORDER BY c.distance, c.id
 LIMIT (SELECT $3::int FROM (SELECT set_config('hnsw.ef_search',
   greatest($3::int, least(1000, greatest(100, round(70::float8 * sqrt(coalesce((
     SELECT row_count FROM keyword_datasets WHERE dataset_id = $2), 0) / 1000.0)))::int))::text,
-  true)) AS s)`;
+  true)) AS s)`.replaceAll("QUERY", "(SELECT v FROM quarry_query_vector)");
+
+/** SEMANTIC_SQL's parameters: the query vector as core sends it (scaled integers). */
+function semanticParams(vector: number[], datasetId: string): unknown[] {
+  const scaled = scaleVectors([vector]);
+  return [scaled.integers[0], datasetId, TOP_K, -scaled.exponent];
+}
 
 /** Exact top-10 by cosine distance: the materialized CTE keeps the vector index out. */
 const EXACT_SQL = (filtered: boolean) => `WITH c AS MATERIALIZED (
@@ -435,7 +446,7 @@ async function measureRecall(
 async function measureRawSql(
   databaseUrl: string,
   datasetId: string,
-  vectorOf: (i: number) => string,
+  embeddingOf: (i: number) => number[],
   progress: (line: string) => void,
 ) {
   const clients = await Promise.all(
@@ -448,7 +459,7 @@ async function measureRawSql(
   try {
     const run = async (client: pg.Client, i: number) => {
       const elapsed = startTimer();
-      const found = await client.query(SEMANTIC_SQL, [vectorOf(i), datasetId, TOP_K]);
+      const found = await client.query(SEMANTIC_SQL, semanticParams(embeddingOf(i), datasetId));
       if (found.rows.length !== TOP_K)
         throw new Error(`raw SQL returned ${found.rows.length} rows`);
       return elapsed();
@@ -486,9 +497,9 @@ async function measureRawSql(
 }
 
 /** Plans of E2's queries as the service sends them: the HNSW index must appear. */
-async function explainSearch(db: pg.Client, datasetId: string, vector: string) {
+async function explainSearch(db: pg.Client, datasetId: string, vector: number[]) {
   const plans: Record<string, PlanSummary> = {
-    e2_semantic: await explainAnalyze(db, SEMANTIC_SQL, [vector, datasetId, TOP_K]),
+    e2_semantic: await explainAnalyze(db, SEMANTIC_SQL, semanticParams(vector, datasetId)),
   };
   return plans;
 }

@@ -44,7 +44,8 @@ export async function documentFilteredSearch(
 
   const [found] = await queryRows<{ documents: ScoredDocument[]; rows: ScoredRow[] }>(
     ctx.db,
-    sql`WITH ${documentScoresCtes(dataset.id, params.query, params.topKDocuments)},
+    sql`WITH ${semantic ? sql`${semantic.queryVectorCte()},` : sql``}
+    ${documentScoresCtes(dataset.id, params.query, params.topKDocuments)},
     ${keyword ? sql`${keywordTermsCtes(dataset.id, params.query, "row")}, ${rowTermArraysCte},` : sql``}
     candidates AS MATERIALIZED (
       SELECT r.id,

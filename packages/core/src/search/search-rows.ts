@@ -4,6 +4,7 @@ import { requireDataset } from "../datasets/require-dataset.ts";
 import { embedTexts } from "../embedding/embed-texts.ts";
 import { compileFilter } from "../filter/compile-filter.ts";
 import { embeddedColumn } from "../rows/row-input.ts";
+import { scaledVectorSql, scaleVectors } from "../rows/vector-transfer.ts";
 import type { ProjectContext } from "../shared/context.ts";
 import { anyTermTsquery, keywordTermsCtes, rowBm25, rowTermArraysCte } from "./keyword-sql.ts";
 import { queryRows } from "./query-rows.ts";
@@ -89,10 +90,19 @@ export async function rankRows(
   );
 }
 
-/** Vector search over the dataset's HNSW index, and the settings it runs with. */
+/**
+ * Vector search over the dataset's HNSW index, and the settings it runs with. A statement
+ * that uses it must list `queryVectorCte()` among its CTEs.
+ */
 export class SemanticSearch {
   readonly expression: SQL;
-  readonly queryVector: SQL;
+  /**
+   * The query's vector, parsed once per statement: a statement names it 4–6 times, and each
+   * parse of a literal cost ~1 ms in PGlite (see `vector-transfer.ts`). A scalar subquery
+   * is an InitPlan, evaluated once, and HNSW can order by it like by a constant.
+   */
+  readonly queryVector = sql.raw("(SELECT v FROM quarry_query_vector)");
+  readonly #vector: number[];
 
   constructor(
     readonly dataset: Pick<DatasetRecord, "id" | "dimensions">,
@@ -100,7 +110,19 @@ export class SemanticSearch {
     readonly filter: SQL | undefined,
   ) {
     this.expression = vectorExpression(dataset.dimensions, "r.embedding");
-    this.queryVector = sql`${`[${vector.join(",")}]`}::${sql.raw(vectorType(dataset.dimensions))}`;
+    this.#vector = vector;
+  }
+
+  /** `quarry_query_vector(v)`: the query's vector, for `queryVector`. */
+  queryVectorCte(): SQL {
+    const scaled = scaleVectors([this.#vector]);
+    const vector = scaledVectorSql(
+      sql`${scaled.integers[0]}`,
+      scaled.exponent,
+      this.dataset.dimensions,
+    );
+    return sql`quarry_query_vector AS MATERIALIZED (
+      SELECT ${vector}::${sql.raw(vectorType(this.dataset.dimensions))} AS v)`;
   }
 
   /** `r`'s cosine distance to the query, in [0, 2]; null for a row without an embedding. */
@@ -157,7 +179,8 @@ export class SemanticSearch {
 
   /** Pure semantic ranking of the `topK` nearest rows. */
   rankSql(topK: number): SQL {
-    return sql`SELECT r.id, r.data, r.metadata, greatest(0, 1 - c.distance) AS confidence
+    return sql`WITH ${this.queryVectorCte()}
+      SELECT r.id, r.data, r.metadata, greatest(0, 1 - c.distance) AS confidence
       FROM (${this.candidatesSql(topK)}) AS c JOIN rows r ON r.id = c.id
       ORDER BY c.distance, c.id
       ${this.limit(topK, topK)}`;
@@ -238,7 +261,8 @@ function hybridSql(dataset: DatasetRecord, semantic: SemanticSearch, input: Rank
   );
   const filter = input.filter ? sql` AND ${input.filter}` : sql``;
   const alpha = sql`${input.alpha}::float8`;
-  return sql`WITH ${keywordTermsCtes(dataset.id, input.query, "row")}, ${rowTermArraysCte},
+  return sql`WITH ${semantic.queryVectorCte()},
+  ${keywordTermsCtes(dataset.id, input.query, "row")}, ${rowTermArraysCte},
   rare_terms AS (
     SELECT term FROM (
       SELECT term, sum(frequency) OVER (ORDER BY frequency, term) AS running FROM row_terms
