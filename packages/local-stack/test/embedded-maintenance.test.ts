@@ -79,6 +79,52 @@ describe("embedded maintenance (autovacuum for PGlite)", () => {
     expect((await itemsState()).dead).toBe(0);
   });
 
+  it("under steady traffic still maintains small tables, and only those", async () => {
+    const client = new pg.Client({
+      host: server.host,
+      port: server.pgPort,
+      user: "quarry",
+      database: "postgres",
+    });
+    await client.connect();
+    let busy = true;
+    // Never idle: a query every few milliseconds, as a loaded stack sees.
+    const traffic = (async () => {
+      while (busy) {
+        await client.query("SELECT count(*) FROM items");
+        await sleep(2);
+      }
+    })();
+    try {
+      const bytes = Number(
+        (await db.query<{ b: number }>("SELECT pg_total_relation_size('items')::float8 AS b"))
+          .rows[0]?.b,
+      );
+      maintenance = startEmbeddedMaintenance(db, {
+        idleMs: 60_000,
+        pollMs: 10,
+        busyEveryMs: 50,
+        busyMaxBytes: bytes - 1,
+      });
+      await sleep(600);
+      expect(await itemsState()).toMatchObject({ vacuumed: false });
+      await maintenance.stop();
+
+      maintenance = startEmbeddedMaintenance(db, {
+        idleMs: 60_000,
+        pollMs: 10,
+        busyEveryMs: 50,
+        busyMaxBytes: bytes,
+      });
+      await until(async () => (await itemsState()).vacuumed);
+      expect((await itemsState()).dead).toBe(0);
+    } finally {
+      busy = false;
+      await traffic;
+      await client.end();
+    }
+  });
+
   it("never takes the session from a client: it waits while a transaction is open", async () => {
     const client = new pg.Client({
       host: server.host,
