@@ -29,6 +29,7 @@ export * from "./ingestion/ingest-failures.ts";
 export * from "./ingestion/ingest-message.ts";
 export * from "./ingestion/ingest-slice.ts";
 export * from "./ingestion/source-reader.ts";
+export * from "./ingestion/vector-index-turn.ts";
 export * from "./logs/index.ts";
 export * from "./parsing/index.ts";
 export * from "./rows/index.ts";

@@ -11,6 +11,7 @@ import {
   type ProjectContext,
   type QueueMessage,
   runIngestSlice,
+  vectorIndexTurn,
 } from "@quarry/core";
 import type { AiBinding, ProviderEnv } from "@quarry/providers";
 import { databaseTimeoutMs, openDatabase, r2SourceReader } from "@quarry/worker-kit";
@@ -32,7 +33,8 @@ const VECTOR_INDEX_ROWS_PER_MESSAGE = 2000;
  * parsed fails its document at once; anything else is retried with backoff, and what
  * exhausts its retries reaches the dead-letter queue, whose handler fails the document, so
  * nothing stays `processing` forever. The other kind of message, `index-vectors`, moves a
- * bounded part of a dataset's vector backlog into its HNSW graph (`indexVectorBacklog`).
+ * bounded part of a dataset's vector backlog into its HNSW graph (`indexVectorBacklog`),
+ * once the dataset has no document being ingested (`vectorIndexTurn`).
  */
 export default {
   async queue(batch, env, ctx) {
@@ -62,6 +64,15 @@ export default {
             continue;
           }
           try {
+            const turn = await vectorIndexTurn(db, body);
+            if (turn.kind === "defer") {
+              await env.INGEST_QUEUE.send(turn.message, {
+                contentType: "json",
+                delaySeconds: turn.delaySeconds,
+              });
+              message.ack();
+              continue;
+            }
             const progress = await indexVectorBacklog(
               db,
               body.datasetId,

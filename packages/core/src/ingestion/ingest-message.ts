@@ -45,6 +45,8 @@ export interface VectorIndexMessage {
   kind: "index-vectors";
   projectId: string;
   datasetId: string;
+  /** when the message was first put off for the dataset's ingestion (ms since the epoch) */
+  waitingSince?: number;
 }
 
 export type QueueMessage = IngestMessage | VectorIndexMessage;
@@ -60,6 +62,7 @@ export function isVectorIndexMessage(body: unknown): body is VectorIndexMessage 
     m.v === 1 &&
     m.kind === "index-vectors" &&
     typeof m.projectId === "string" &&
-    typeof m.datasetId === "string"
+    typeof m.datasetId === "string" &&
+    (m.waitingSince === undefined || Number.isFinite(m.waitingSince))
   );
 }

@@ -1,3 +1,4 @@
+import { sql } from "drizzle-orm";
 import { index, integer, jsonb, pgTable, primaryKey, text, timestamp } from "drizzle-orm/pg-core";
 import { datasets } from "./datasets.ts";
 
@@ -40,5 +41,9 @@ export const documents = pgTable(
   (t) => [
     primaryKey({ columns: [t.datasetId, t.id] }),
     index("documents_project_dataset_created_idx").on(t.projectId, t.datasetId, t.createdAt),
+    // Whether a dataset is being ingested (the vector indexer waits for it): a few entries.
+    index("documents_ingesting_idx")
+      .on(t.datasetId)
+      .where(sql`${t.status} in ('queued', 'processing')`),
   ],
 );

@@ -1,0 +1,1 @@
+CREATE INDEX "documents_ingesting_idx" ON "documents" USING btree ("dataset_id") WHERE "documents"."status" in ('queued', 'processing');
