@@ -50,6 +50,18 @@ async function itemsState(): Promise<TableState> {
   return rows[0] as TableState;
 }
 
+/** A client of the local server, as a worker's connection would be. */
+async function connectClient(): Promise<pg.Client> {
+  const client = new pg.Client({
+    host: server.host,
+    port: server.pgPort,
+    user: "quarry",
+    database: "postgres",
+  });
+  await client.connect();
+  return client;
+}
+
 async function until(check: () => Promise<boolean>, timeoutMs = 10_000): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   while (!(await check())) {
@@ -80,13 +92,7 @@ describe("embedded maintenance (autovacuum for PGlite)", () => {
   });
 
   it("under steady traffic still maintains small tables, and only those", async () => {
-    const client = new pg.Client({
-      host: server.host,
-      port: server.pgPort,
-      user: "quarry",
-      database: "postgres",
-    });
-    await client.connect();
+    const client = await connectClient();
     let busy = true;
     // Never idle: a query every few milliseconds, as a loaded stack sees.
     const traffic = (async () => {
@@ -126,13 +132,7 @@ describe("embedded maintenance (autovacuum for PGlite)", () => {
   });
 
   it("never takes the session from a client: it waits while a transaction is open", async () => {
-    const client = new pg.Client({
-      host: server.host,
-      port: server.pgPort,
-      user: "quarry",
-      database: "postgres",
-    });
-    await client.connect();
+    const client = await connectClient();
     try {
       await client.query("BEGIN");
       await client.query("UPDATE items SET label = 'held' WHERE id = 1");
