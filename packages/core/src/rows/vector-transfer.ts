@@ -4,11 +4,11 @@ import { type SQL, sql } from "drizzle-orm";
  * How embeddings travel to Postgres: as integers, scaled by a power of two that Postgres
  * divides out. pgvector's text input parses every component with `strtof`, which in PGlite's
  * WASM build (musl's float scanner, software long double) costs ~1 µs: 0.37 ms per 384-d
- * vector, 40 % of a CSV row's database time. An `int4[]` parses ~4× faster, its cast to
- * `vector` is pgvector's own, and multiplying by 2^-e is exact in float4, so the stored value
- * is the float4 nearest the model's to within one ulp (components under 2^-6 of the largest
- * are within 2^-30 of it in absolute terms). On Neon the text route would be as good; this one
- * is not worse.
+ * vector of the CSV benchmark (0.8 ms when dense), 40 % of a CSV row's database time. An
+ * `int4[]` parses ~4× faster, its cast to `vector` is pgvector's own, and multiplying by 2^-e
+ * is exact in float4, so the stored value is the float4 nearest the model's to within one ulp
+ * (components under 2^-6 of the largest are within 2^-30 of it in absolute terms). On Neon
+ * the text route would be as good; this one is not worse.
  */
 export interface ScaledVectors {
   /** every vector of the batch is multiplied by 2^exponent before rounding */
