@@ -93,6 +93,30 @@ describe("rows end to end", () => {
     expect(doc.body).toMatchObject({ id: "doc-a", status: "ready", row_count: 1 });
   });
 
+  it("moves written rows into the vector graph once, a few seconds after a burst of writes", async () => {
+    const ds = await newDataset();
+    for (const doc of ["burst-1", "burst-2", "burst-3"]) {
+      const written = await call(`/api/datasets/${ds}/rows/upsert`, {
+        method: "POST",
+        body: { document_id: doc, rows: rowsOf(4, doc) },
+        ...as(tenant),
+      });
+      expect(written.status).toBe(200);
+    }
+    const pending = async () => {
+      const reply = await call(`/api/datasets/${ds}`, as(tenant));
+      expect(reply.status).toBe(200);
+      return reply.body.vector_index.pending_rows as number;
+    };
+    // The one message the burst sent waits out its window, so all 12 rows are still pending.
+    expect(await pending()).toBe(12);
+    const deadline = Date.now() + 30_000;
+    while ((await pending()) > 0) {
+      if (Date.now() > deadline) throw new Error(`rows still pending: ${await pending()}`);
+      await new Promise((r) => setTimeout(r, 200));
+    }
+  });
+
   it("E6 pages and filters from the query string and from a GET body", async () => {
     const ds = await newDataset();
     await call(`/api/datasets/${ds}/rows/upsert`, {

@@ -5,3 +5,4 @@ export * from "./search-params.ts";
 export * from "./search-results.ts";
 export * from "./search-rows.ts";
 export * from "./vector-backlog.ts";
+export * from "./vector-index-requests.ts";

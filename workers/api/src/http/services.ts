@@ -5,6 +5,7 @@ import {
   type ProjectContext,
   type QueueMessage,
   type UrlFetcher,
+  type VectorIndexRequests,
   vectorIndexMessage,
 } from "@quarry/core";
 import type { Database } from "@quarry/db";
@@ -26,7 +27,8 @@ export interface Services {
   enqueue(message: QueueMessage): Promise<void>;
   /**
    * After a write that may store embeddings: asks the ingest worker, once the response is
-   * sent, to move the dataset's vector backlog into its graph. A lost message costs speed,
+   * sent, to move the dataset's vector backlog into its graph — one delayed message per
+   * dataset and window in this isolate (`VectorIndexRequests`). A lost message costs speed,
    * not results (the backlog is searched exactly), and the next write asks again.
    */
   indexVectorsSoon(projectId: string, datasetId: string): void;
@@ -42,7 +44,17 @@ export interface Services {
   close(): Promise<void>;
 }
 
-export function createServices(config: Config, bindings: Bindings, authCache: AuthCache): Services {
+/** What requests of one isolate share: verified keys, and the indexing already asked for. */
+export interface IsolateState {
+  authCache: AuthCache;
+  indexRequests: VectorIndexRequests;
+}
+
+export function createServices(
+  config: Config,
+  bindings: Bindings,
+  { authCache, indexRequests }: IsolateState,
+): Services {
   let handle: ReturnType<typeof openDatabase> | undefined;
   const db = () => {
     handle ??= openDatabase(config.DATABASE_URL, {
@@ -68,17 +80,23 @@ export function createServices(config: Config, bindings: Bindings, authCache: Au
     fetchUrl: (url) => fetchSource(url, sourceFetchDeps(config.ALLOW_PRIVATE_URLS)),
     enqueue,
     indexVectorsSoon: (projectId, datasetId) => {
+      const delaySeconds = indexRequests.claim(datasetId);
+      if (delaySeconds === null) return;
+      const message = vectorIndexMessage(projectId, datasetId);
       deferred.push(
-        enqueue(vectorIndexMessage(projectId, datasetId)).catch((error: unknown) => {
-          console.log(
-            JSON.stringify({
-              level: "warn",
-              msg: "could not ask for vector indexing",
-              dataset: datasetId,
-              reason: error instanceof Error ? error.message : String(error),
-            }),
-          );
-        }),
+        bindings.INGEST_QUEUE.send(message, { contentType: "json", delaySeconds }).catch(
+          (error: unknown) => {
+            indexRequests.release(datasetId);
+            console.log(
+              JSON.stringify({
+                level: "warn",
+                msg: "could not ask for vector indexing",
+                dataset: datasetId,
+                reason: error instanceof Error ? error.message : String(error),
+              }),
+            );
+          },
+        ),
       );
     },
     project: (projectId) => ({ db: db(), projectId, loaded: new Map(), providers }),

@@ -1,17 +1,20 @@
-import { AuthCache } from "@quarry/core";
+import { AuthCache, VectorIndexRequests } from "@quarry/core";
 import { createMiddleware } from "hono/factory";
 import type { Config } from "../env.ts";
 import type { HonoEnv } from "../http/hono-env.ts";
-import { createServices } from "../http/services.ts";
+import { createServices, type IsolateState } from "../http/services.ts";
 
 /** Builds the request's services; closes them after the response (streams included). */
 export function services(config: (env: HonoEnv["Bindings"]) => Config) {
-  // Lives as long as the isolate: the one piece of state requests share.
-  let authCache: AuthCache | undefined;
+  // Lives as long as the isolate: the state requests share.
+  let shared: IsolateState | undefined;
   return createMiddleware<HonoEnv>(async (c, next) => {
     const settings = config(c.env);
-    authCache ??= new AuthCache({ ttlMs: settings.AUTH_CACHE_SECONDS * 1000 });
-    const built = createServices(settings, c.env, authCache);
+    shared ??= {
+      authCache: new AuthCache({ ttlMs: settings.AUTH_CACHE_SECONDS * 1000 }),
+      indexRequests: new VectorIndexRequests(),
+    };
+    const built = createServices(settings, c.env, shared);
     c.set("services", built);
     try {
       await next();
