@@ -47,11 +47,15 @@ export default {
       ...(env.OPENAI_BASE_URL ? { OPENAI_BASE_URL: env.OPENAI_BASE_URL } : {}),
       ...(env.AI ? { AI: env.AI as unknown as AiBinding } : {}),
     };
+    const send = async (next: QueueMessage, delaySeconds?: number) => {
+      await env.INGEST_QUEUE.send(next, {
+        contentType: "json",
+        ...(delaySeconds ? { delaySeconds } : {}),
+      });
+    };
     const realDeps: IngestDeps = {
       source: r2SourceReader(env.FILES),
-      enqueue: async (next: QueueMessage) => {
-        await env.INGEST_QUEUE.send(next, { contentType: "json" });
-      },
+      enqueue: (next) => send(next),
     };
     try {
       for (const message of batch.messages) {
@@ -66,10 +70,7 @@ export default {
           try {
             const turn = await vectorIndexTurn(db, body);
             if (turn.kind === "defer") {
-              await env.INGEST_QUEUE.send(turn.message, {
-                contentType: "json",
-                delaySeconds: turn.delaySeconds,
-              });
+              await send(turn.message, turn.delaySeconds);
               message.ack();
               continue;
             }

@@ -70,8 +70,11 @@ export function createServices(
     ...(bindings.AI ? { AI: bindings.AI as unknown as AiBinding } : {}),
   };
   const deferred: Promise<unknown>[] = [];
-  const enqueue = async (message: QueueMessage) => {
-    await bindings.INGEST_QUEUE.send(message, { contentType: "json" });
+  const enqueue = async (message: QueueMessage, delaySeconds?: number) => {
+    await bindings.INGEST_QUEUE.send(message, {
+      contentType: "json",
+      ...(delaySeconds ? { delaySeconds } : {}),
+    });
   };
   return {
     config,
@@ -84,19 +87,17 @@ export function createServices(
       if (delaySeconds === null) return;
       const message = vectorIndexMessage(projectId, datasetId);
       deferred.push(
-        bindings.INGEST_QUEUE.send(message, { contentType: "json", delaySeconds }).catch(
-          (error: unknown) => {
-            indexRequests.release(datasetId);
-            console.log(
-              JSON.stringify({
-                level: "warn",
-                msg: "could not ask for vector indexing",
-                dataset: datasetId,
-                reason: error instanceof Error ? error.message : String(error),
-              }),
-            );
-          },
-        ),
+        enqueue(message, delaySeconds).catch((error: unknown) => {
+          indexRequests.release(datasetId);
+          console.log(
+            JSON.stringify({
+              level: "warn",
+              msg: "could not ask for vector indexing",
+              dataset: datasetId,
+              reason: error instanceof Error ? error.message : String(error),
+            }),
+          );
+        }),
       );
     },
     project: (projectId) => ({ db: db(), projectId, loaded: new Map(), providers }),
