@@ -38,5 +38,6 @@ export * from "./shared/context.ts";
 export * from "./shared/errors.ts";
 export * from "./shared/file-store.ts";
 export * from "./shared/ids.ts";
+export * from "./shared/write-transaction.ts";
 export * from "./templates/template.ts";
 export * from "./uploads/index.ts";

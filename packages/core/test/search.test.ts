@@ -9,6 +9,7 @@ import {
   deleteRow,
   documentFilteredSearch,
   type FileStore,
+  foldKeywordDeltas,
   indexVectorBacklog,
   type ProjectContext,
   pendingVectorRows,
@@ -320,24 +321,47 @@ describe("keyword statistics", () => {
            sum(cardinality(u.positions))::int AS frequency
     FROM rows r CROSS JOIN LATERAL unnest(r.fts) u GROUP BY 1, 2, 3`;
 
+  /** Checks the statistics as searches read them (base + deltas), then folds and checks again. */
   async function expectConsistent(datasetId: string) {
+    await expectStatistics(datasetId);
+    await foldKeywordDeltas(db, datasetId);
+    const [left] = await rowsOf<{ n: number }>(sql`
+      SELECT (SELECT count(*) FROM keyword_term_deltas WHERE dataset_id = ${datasetId})::int +
+             (SELECT count(*) FROM keyword_dataset_deltas WHERE dataset_id = ${datasetId})::int AS n`);
+    expect(left?.n).toBe(0);
+    await expectStatistics(datasetId);
+  }
+
+  async function expectStatistics(datasetId: string) {
+    // Zero-count postings are deleted, not kept: no filter on row_count here.
     const postings = await rowsOf<Record<string, unknown>>(sql`
       SELECT dataset_id, term, document_id, row_count, frequency FROM keyword_postings
-      WHERE dataset_id = ${datasetId} AND row_count > 0 ORDER BY 2, 3`);
+      WHERE dataset_id = ${datasetId} ORDER BY 2, 3`);
     const expected = await rowsOf<Record<string, unknown>>(
       sql`SELECT * FROM (${recomputed}) x WHERE dataset_id = ${datasetId} ORDER BY 2, 3`,
     );
     expect(postings).toEqual(expected);
     const terms = await rowsOf<Record<string, unknown>>(sql`
-      SELECT term, row_frequency, document_frequency FROM keyword_terms
-      WHERE dataset_id = ${datasetId} AND row_frequency > 0 ORDER BY 1`);
+      SELECT term, sum(row_frequency)::int AS row_frequency,
+             sum(document_frequency)::int AS document_frequency
+      FROM (SELECT term, row_frequency, document_frequency FROM keyword_terms
+            WHERE dataset_id = ${datasetId}
+            UNION ALL
+            SELECT term, row_frequency, document_frequency FROM keyword_term_deltas
+            WHERE dataset_id = ${datasetId}) t
+      GROUP BY 1 HAVING sum(row_frequency) > 0 ORDER BY 1`);
     const expectedTerms = await rowsOf<Record<string, unknown>>(sql`
       SELECT term, sum(row_count)::int AS row_frequency, count(*)::int AS document_frequency
       FROM (${recomputed}) x WHERE dataset_id = ${datasetId} GROUP BY 1 ORDER BY 1`);
     expect(terms).toEqual(expectedTerms);
     const [stats] = await rowsOf<Record<string, number>>(sql`
-      SELECT row_count::int, document_count::int, total_length::int FROM keyword_datasets
-      WHERE dataset_id = ${datasetId}`);
+      SELECT sum(row_count)::int AS row_count, sum(document_count)::int AS document_count,
+             sum(total_length)::int AS total_length
+      FROM (SELECT row_count, document_count, total_length FROM keyword_datasets
+            WHERE dataset_id = ${datasetId}
+            UNION ALL
+            SELECT row_count, document_count, total_length FROM keyword_dataset_deltas
+            WHERE dataset_id = ${datasetId}) s`);
     const [expectedStats] = await rowsOf<Record<string, number>>(sql`
       SELECT count(*) FILTER (WHERE keyword_length > 0)::int AS row_count,
              count(DISTINCT document_id) FILTER (WHERE keyword_length > 0)::int AS document_count,

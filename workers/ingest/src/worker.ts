@@ -1,5 +1,6 @@
 import {
   abandonedReason,
+  foldKeywordDeltas,
   type IngestDeps,
   indexVectorBacklog,
   ingestFailureReason,
@@ -74,12 +75,15 @@ export default {
               message.ack();
               continue;
             }
+            // The writes that asked for this message appended keyword deltas too: fold them
+            // while the dataset has its turn, so searches add up only a few.
+            const folded = await foldKeywordDeltas(db, body.datasetId);
             const progress = await indexVectorBacklog(
               db,
               body.datasetId,
               VECTOR_INDEX_ROWS_PER_MESSAGE,
             );
-            log("info", "vectors indexed", { dataset: body.datasetId, ...progress });
+            log("info", "vectors indexed", { dataset: body.datasetId, folded, ...progress });
             // None moved while some wait: another indexer holds them and carries on.
             if (progress.pending > 0 && progress.indexed > 0) await realDeps.enqueue(body);
             message.ack();

@@ -1,8 +1,9 @@
 import { datasets, documents, rows } from "@quarry/db";
-import { eq } from "drizzle-orm";
+import { eq, sql } from "drizzle-orm";
 import { dropKeywordStatistics, dropVectorIndex } from "../search/search-indexes.ts";
 import type { ProjectContext } from "../shared/context.ts";
 import type { FileStore } from "../shared/file-store.ts";
+import { retryOnContention } from "../shared/write-transaction.ts";
 import { requireDataset } from "./require-dataset.ts";
 
 /**
@@ -16,12 +17,18 @@ export async function deleteDataset(
   files: FileStore,
 ): Promise<void> {
   const dataset = await requireDataset(ctx, datasetId);
-  await ctx.db.transaction(async (tx) => {
-    await dropKeywordStatistics(tx, dataset.id);
-    await tx.delete(rows).where(eq(rows.datasetId, dataset.id));
-    await tx.delete(documents).where(eq(documents.datasetId, dataset.id));
-    await tx.delete(datasets).where(eq(datasets.id, dataset.id));
-    await dropVectorIndex(tx, dataset.id);
-  });
+  await retryOnContention(() =>
+    ctx.db.transaction(async (tx) => {
+      // Exclusive first: writers of the dataset hold its row shared from their first statement
+      // (packages/db/CONCURRENCY.md), so this waits for those under way and holds off new ones, and
+      // nothing below can wait for a writer that waits for it.
+      await tx.execute(sql`SELECT id FROM datasets WHERE id = ${dataset.id} FOR UPDATE`);
+      await dropKeywordStatistics(tx, dataset.id);
+      await tx.delete(rows).where(eq(rows.datasetId, dataset.id));
+      await tx.delete(documents).where(eq(documents.datasetId, dataset.id));
+      await tx.delete(datasets).where(eq(datasets.id, dataset.id));
+      await dropVectorIndex(tx, dataset.id);
+    }),
+  );
   await files.deletePrefix(`${dataset.id}/`);
 }

@@ -12,8 +12,9 @@ import { embeddedColumn, type RowInput } from "../rows/row-input.ts";
 import { type UserMetadata, validateUserMetadata } from "../rows/row-metadata.ts";
 import { tableToRowInputs } from "../rows/table-rows.ts";
 import type { ProjectContext } from "../shared/context.ts";
-import { BadRequestError, ConflictError } from "../shared/errors.ts";
+import { BadRequestError, ConflictError, NotFoundError } from "../shared/errors.ts";
 import type { FileStore } from "../shared/file-store.ts";
+import { writeTransaction } from "../shared/write-transaction.ts";
 import { validateDocumentId } from "./document-id.ts";
 import { type DocumentView, toDocumentView } from "./document-view.ts";
 
@@ -71,8 +72,7 @@ export async function createDocument(
       return await queueLargeSource(ctx, dataset, input, source, sources);
     const inputs = source ? toRowInputs(dataset, source, input) : [];
     const prepared = await prepareRows(ctx, dataset, inputs, input.metadata);
-    return await ctx.db.transaction(async (tx) => {
-      await insertRows(tx, ctx.projectId, dataset, { id: input.id, url: input.url }, prepared);
+    return await writeTransaction(ctx.db, dataset.id, async (tx) => {
       const [document] = await tx
         .update(documents)
         .set({
@@ -84,7 +84,9 @@ export async function createDocument(
         })
         .where(and(eq(documents.datasetId, dataset.id), eq(documents.id, input.id)))
         .returning();
-      return toDocumentView(document!, prepared.length);
+      if (!document) throw new NotFoundError("Document", input.id);
+      await insertRows(tx, ctx.projectId, dataset, { id: input.id, url: input.url }, prepared);
+      return toDocumentView(document, prepared.length);
     });
   } catch (error) {
     await ctx.db

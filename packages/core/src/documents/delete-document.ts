@@ -3,9 +3,13 @@ import { and, eq } from "drizzle-orm";
 import { requireDataset } from "../datasets/require-dataset.ts";
 import type { ProjectContext } from "../shared/context.ts";
 import type { FileStore } from "../shared/file-store.ts";
+import { writeTransaction } from "../shared/write-transaction.ts";
 import { requireDocument } from "./require-document.ts";
 
-/** Removes the document, its rows (one transaction) and then its stored file. */
+/**
+ * Removes the document, its rows (one transaction) and then its stored file. The document's row
+ * goes first, so the transaction locks it before any of its rows, as every writer does.
+ */
 export async function deleteDocument(
   ctx: ProjectContext,
   datasetId: string,
@@ -14,13 +18,13 @@ export async function deleteDocument(
 ): Promise<void> {
   const dataset = await requireDataset(ctx, datasetId);
   const document = await requireDocument(ctx, dataset.id, documentId);
-  await ctx.db.transaction(async (tx) => {
-    await tx
-      .delete(rows)
-      .where(and(eq(rows.datasetId, dataset.id), eq(rows.documentId, document.id)));
+  await writeTransaction(ctx.db, dataset.id, async (tx) => {
     await tx
       .delete(documents)
       .where(and(eq(documents.datasetId, dataset.id), eq(documents.id, document.id)));
+    await tx
+      .delete(rows)
+      .where(and(eq(rows.datasetId, dataset.id), eq(rows.documentId, document.id)));
   });
   if (document.storageKey) await files.delete(document.storageKey);
 }

@@ -19,6 +19,7 @@ import { embeddedColumn, type RowInput } from "../rows/row-input.ts";
 import type { UserMetadata } from "../rows/row-metadata.ts";
 import { tableToRowInputs } from "../rows/table-rows.ts";
 import type { ProjectContext } from "../shared/context.ts";
+import { writeTransaction } from "../shared/write-transaction.ts";
 import { parseCsvWindow } from "./csv-slice.ts";
 import {
   type IngestCursor,
@@ -102,7 +103,7 @@ export async function runIngestSlice(
   const slice = await readSlice(dataset, document, message.cursor, deps.source);
   const prepared = await prepareRows(ctx, dataset, slice.inputs, document.metadata as UserMetadata);
   const rowsWritten = (message.cursor?.rowsWritten ?? 0) + prepared.length;
-  const committed = await ctx.db.transaction(async (tx) => {
+  const committed = await writeTransaction(ctx.db, dataset.id, async (tx) => {
     const advanced = await tx
       .update(documents)
       .set({

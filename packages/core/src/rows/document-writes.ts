@@ -2,6 +2,7 @@ import { type Database, documents, rows } from "@quarry/db";
 import { and, eq, sql } from "drizzle-orm";
 import type { DatasetRecord } from "../datasets/dataset-view.ts";
 import { ConflictError, NotFoundError } from "../shared/errors.ts";
+import { retryOnContention, writeTransaction } from "../shared/write-transaction.ts";
 import { insertRows, rowsInsertStatement, rowViews } from "./insert-rows.ts";
 import type { PreparedRow } from "./prepare-rows.ts";
 import { MAX_ROWS_PER_REQUEST } from "./row-input.ts";
@@ -13,9 +14,10 @@ export type RowWriteMode = "replace" | "append";
 const INGESTING = sql`${documents.status} in ('queued', 'processing')`;
 
 /**
- * Writes a document's rows in one transaction. The first statement claims the document row
- * (creating it for E11) and so locks it: concurrent writers to one document queue up instead
- * of interleaving, and a failure anywhere rolls back to the old rows. Few statements on
+ * Writes a document's rows in one transaction. After the dataset's shared lock, the first
+ * statement claims the document row (creating it for E11) and so locks it: concurrent writers
+ * to one document queue up instead of interleaving, and a failure anywhere rolls back to the
+ * old rows. Few statements on
  * purpose — each is a round trip to the database.
  */
 export async function writeDocumentRows(
@@ -31,7 +33,7 @@ export async function writeDocumentRows(
     const created = await createWithRows(db, projectId, dataset, documentId, prepared, create);
     if (created) return created;
   }
-  return db.transaction(async (tx) => {
+  return writeTransaction(db, dataset.id, async (tx) => {
     const claim = { status: "ready" as const, error: null, updatedAt: sql`now()` };
     const claimed = create
       ? await tx
@@ -118,10 +120,14 @@ async function createWithRows(
 ): Promise<RowView[] | null> {
   if (prepared.length > MAX_ROWS_PER_REQUEST) return null;
   const document = { id: documentId, url: null };
-  const result = (await db.execute(sql`
+  // The document is inserted only while the dataset's row can be locked shared: the same
+  // first lock as every other writer's (packages/db/CONCURRENCY.md).
+  const result = (await retryOnContention(() =>
+    db.execute(sql`
     with doc as (
       insert into documents (project_id, dataset_id, id, filename, status, metadata)
-      values (${projectId}, ${dataset.id}, ${documentId}, ${create.filename ?? null}, 'ready', '{}'::jsonb)
+      select ${projectId}, d.id, ${documentId}, ${create.filename ?? null}, 'ready', '{}'::jsonb
+      from datasets d where d.id = ${dataset.id} for key share
       on conflict do nothing
       returning id
     ),
@@ -129,7 +135,8 @@ async function createWithRows(
       ${rowsInsertStatement(projectId, dataset, document, prepared, sql`exists (select 1 from doc)`)}
     )
     select (select count(*) from doc)::int as created,
-           (select coalesce(array_agg(id), '{}') from written) as ids`)) as unknown as {
+           (select coalesce(array_agg(id), '{}') from written) as ids`),
+  )) as unknown as {
     rows: { created: number; ids: (string | number)[] }[];
   };
   const [row] = result.rows;

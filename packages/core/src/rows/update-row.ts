@@ -5,6 +5,7 @@ import { embedTexts } from "../embedding/embed-texts.ts";
 import type { ProjectContext } from "../shared/context.ts";
 import { BadRequestError, NotFoundError } from "../shared/errors.ts";
 import { SYSTEM_METADATA_KEYS } from "../shared/system-metadata.ts";
+import { datasetWriteLock, retryOnContention } from "../shared/write-transaction.ts";
 import { KEYWORD_CONFIG } from "./keyword-config.ts";
 import { embeddableText } from "./prepare-rows.ts";
 import { parseRowId } from "./row-id.ts";
@@ -57,18 +58,20 @@ export async function updateRow(
     { ...userPart(row.metadata), ...metadataPatch },
     { rowId, documentId: system.documentId, ...(system.url ? { url: system.url } : {}) },
   );
-  const [updated] = await ctx.db
-    .update(rows)
-    .set({
-      data: nextData,
-      metadata: nextMetadata,
-      ...(reembed ? { embedding: embedding ?? null } : {}),
-      ...(data !== undefined
-        ? { fts: sql`to_tsvector(${KEYWORD_CONFIG}::regconfig, ${keywordText})` }
-        : {}),
-    })
-    .where(and(eq(rows.datasetId, dataset.id), eq(rows.id, rowId)))
-    .returning(rowViewColumns);
+  const [updated] = await retryOnContention(() =>
+    ctx.db
+      .update(rows)
+      .set({
+        data: nextData,
+        metadata: nextMetadata,
+        ...(reembed ? { embedding: embedding ?? null } : {}),
+        ...(data !== undefined
+          ? { fts: sql`to_tsvector(${KEYWORD_CONFIG}::regconfig, ${keywordText})` }
+          : {}),
+      })
+      .where(and(eq(rows.datasetId, dataset.id), eq(rows.id, rowId), datasetWriteLock(dataset.id)))
+      .returning(rowViewColumns),
+  );
   // The row can vanish between read and write (its document replaced): that is a 404 too.
   if (!updated) throw new NotFoundError("Row", rowId);
   return toRowView({ ...updated, embeddedColumn: updated.embedded ? column : null });

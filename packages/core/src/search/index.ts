@@ -1,4 +1,5 @@
 export * from "./document-filtered-search.ts";
+export * from "./keyword-deltas.ts";
 export * from "./search-documents.ts";
 export * from "./search-indexes.ts";
 export * from "./search-params.ts";

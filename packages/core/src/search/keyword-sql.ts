@@ -10,7 +10,8 @@ import { KEYWORD_CONFIG } from "../rows/keyword-config.ts";
  * constant (k1 + 1) factor in 8.0; ranking is the same either way.
  *
  * Two units are ranked: rows (hybrid search) and documents (E3), each with its own N, n(t)
- * and avgdl from the statistics the row triggers keep (`keyword_*` tables).
+ * and avgdl from the statistics the row triggers keep (`keyword_*` tables): each figure is its
+ * base row plus the deltas writers appended since the last fold (`keyword-deltas.ts`).
  */
 export const BM25_K1 = 1.2;
 export const BM25_B = 0.75;
@@ -38,17 +39,31 @@ export function keywordTermsCtes(datasetId: string, query: string, unit: "row" |
     FROM unnest(to_tsvector(${KEYWORD_CONFIG}::regconfig, ${query}::text)) AS u
   ),
   ${p}_stats AS (
-    SELECT ${count}::float8 AS n, total_length::float8 / greatest(${count}, 1) AS avgdl
-    FROM keyword_datasets WHERE dataset_id = ${datasetId}
+    SELECT (k.${count} + d.${count})::float8 AS n,
+           (k.total_length + d.total_length)::float8 / greatest(k.${count} + d.${count}, 1) AS avgdl
+    FROM keyword_datasets k CROSS JOIN LATERAL (
+      SELECT coalesce(sum(x.${count}), 0) AS ${count}, coalesce(sum(x.total_length), 0) AS total_length
+      FROM keyword_dataset_deltas x WHERE x.dataset_id = k.dataset_id
+    ) d
+    WHERE k.dataset_id = ${datasetId}
   ),
   ${p}_terms AS MATERIALIZED (
-    SELECT t.term, t.${frequency} AS frequency,
-           q.weight * ln(1 + (s.n - t.${frequency} + 0.5) / (t.${frequency} + 0.5)) AS idf
-    FROM keyword_terms t
+    SELECT t.term, t.frequency,
+           q.weight * ln(1 + (s.n - t.frequency + 0.5) / (t.frequency + 0.5)) AS idf
+    FROM (
+      SELECT x.term, sum(x.frequency)::integer AS frequency
+      FROM (
+        SELECT term, ${frequency} AS frequency FROM keyword_terms
+        WHERE dataset_id = ${datasetId} AND term = ANY (ARRAY(SELECT term FROM ${p}_query))
+        UNION ALL
+        SELECT term, ${frequency} FROM keyword_term_deltas
+        WHERE dataset_id = ${datasetId} AND term = ANY (ARRAY(SELECT term FROM ${p}_query))
+      ) x
+      GROUP BY x.term
+    ) t
     JOIN ${p}_query q ON q.term = t.term
     CROSS JOIN ${p}_stats s
-    WHERE t.dataset_id = ${datasetId} AND t.term = ANY (ARRAY(SELECT term FROM ${p}_query))
-      AND t.${frequency} > 0
+    WHERE t.frequency > 0
   )`;
 }
 

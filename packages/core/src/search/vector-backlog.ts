@@ -20,8 +20,13 @@ export interface VectorIndexProgress {
  * Moves up to `maxRows` of a dataset's backlog into its HNSW graph, oldest rows first, in
  * statements of `VECTOR_INDEX_BATCH` rows. Each statement takes its rows off the backlog and
  * copies their current embeddings into `indexed_vectors` at once, so a crash between
- * statements loses nothing and a repeated or concurrent call moves nothing twice (`SKIP
- * LOCKED`: concurrent indexers of one dataset take different rows).
+ * statements loses nothing and a repeated or concurrent call moves nothing twice.
+ *
+ * Exact under concurrent writers (packages/db/CONCURRENCY.md): the statement locks each row it moves
+ * (`FOR SHARE OF r`), so an update or delete of that row waits until the move commits and its
+ * trigger then finds the row in the graph (and takes it out again); the embedding copied is the
+ * row's latest. Rows a writer holds, and backlog entries another indexer holds, are skipped
+ * (`SKIP LOCKED`), so the indexer never waits for a writer and never deadlocks with one.
  */
 export async function indexVectorBacklog(
   db: Database,
@@ -31,28 +36,33 @@ export async function indexVectorBacklog(
   let indexed = 0;
   while (indexed < maxRows) {
     const take = Math.min(VECTOR_INDEX_BATCH, maxRows - indexed);
-    const [moved] = await queryRows<{ taken: number }>(
+    const [moved] = await queryRows<{ picked: number; taken: number }>(
       db,
-      sql`WITH taken AS (
-          DELETE FROM vector_backlog b
-          WHERE b.dataset_id = ${datasetId} AND b.row_id IN (
-            SELECT row_id FROM vector_backlog WHERE dataset_id = ${datasetId}
-            ORDER BY row_id LIMIT ${take}::int FOR UPDATE SKIP LOCKED)
+      sql`WITH picked AS MATERIALIZED (
+          SELECT b.row_id, r.embedding
+          FROM vector_backlog b JOIN rows r ON r.id = b.row_id AND r.dataset_id = b.dataset_id
+          WHERE b.dataset_id = ${datasetId}
+          ORDER BY b.row_id LIMIT ${take}::int
+          FOR UPDATE OF b SKIP LOCKED FOR SHARE OF r SKIP LOCKED
+        ),
+        taken AS (
+          DELETE FROM vector_backlog b USING picked p
+          WHERE b.dataset_id = ${datasetId} AND b.row_id = p.row_id
           RETURNING b.row_id
         ),
         copied AS (
           INSERT INTO indexed_vectors (row_id, dataset_id, embedding)
-          SELECT r.id, r.dataset_id, r.embedding
-          FROM taken t JOIN rows r ON r.id = t.row_id
-          WHERE r.dataset_id = ${datasetId} AND r.embedding IS NOT NULL
+          SELECT p.row_id, ${datasetId}, p.embedding FROM picked p WHERE p.embedding IS NOT NULL
           ON CONFLICT (row_id) DO UPDATE SET dataset_id = excluded.dataset_id, embedding = excluded.embedding
           RETURNING 1
         )
-        SELECT (SELECT count(*) FROM taken)::int AS taken, (SELECT count(*) FROM copied)::int AS copied`,
+        SELECT (SELECT count(*) FROM picked)::int AS picked,
+               (SELECT count(*) FROM taken)::int AS taken,
+               (SELECT count(*) FROM copied)::int AS copied`,
     );
-    const taken = Number(moved?.taken ?? 0);
-    indexed += taken;
-    if (taken < take) break;
+    const picked = Number(moved?.picked ?? 0);
+    indexed += Number(moved?.taken ?? 0);
+    if (picked < take) break;
   }
   return { indexed, pending: await pendingVectorRows(db, datasetId) };
 }

@@ -25,7 +25,11 @@ export const keywordDatasets = pgTable("keyword_datasets", {
   totalLength: bigint("total_length", { mode: "number" }).notNull().default(0),
 });
 
-/** Per term: in how many rows and in how many documents of the dataset it occurs. */
+/**
+ * Per term: in how many rows and in how many documents of the dataset it occurs, as of the
+ * last fold. Writers never update it: the current figure is this plus the term's rows in
+ * `keyword_term_deltas` (see below).
+ */
 export const keywordTerms = pgTable(
   "keyword_terms",
   {
@@ -67,4 +71,34 @@ export const keywordPostings = pgTable(
     frequency: integer("frequency").notNull(),
   },
   (t) => [primaryKey({ columns: [t.datasetId, t.term, t.documentId] })],
+);
+
+/**
+ * Changes to `keyword_terms` that writers append instead of updating it in place. Every writer
+ * of a dataset touches the same common terms, so in-place upserts made concurrent writers of
+ * one dataset wait for each other and deadlock (their multi-statement transactions lock
+ * terms in different orders). Appending takes no row lock; readers add a term's deltas to
+ * its base row, and `quarry_fold_keyword_deltas` folds them in later (packages/db/CONCURRENCY.md).
+ */
+export const keywordTermDeltas = pgTable(
+  "keyword_term_deltas",
+  {
+    datasetId: text("dataset_id").notNull(),
+    term: text("term").notNull(),
+    rowFrequency: integer("row_frequency").notNull(),
+    documentFrequency: integer("document_frequency").notNull(),
+  },
+  (t) => [index("keyword_term_deltas_term_idx").on(t.datasetId, t.term)],
+);
+
+/** Changes to `keyword_datasets`, appended by writers and folded later, as for terms. */
+export const keywordDatasetDeltas = pgTable(
+  "keyword_dataset_deltas",
+  {
+    datasetId: text("dataset_id").notNull(),
+    rowCount: bigint("row_count", { mode: "number" }).notNull(),
+    documentCount: bigint("document_count", { mode: "number" }).notNull(),
+    totalLength: bigint("total_length", { mode: "number" }).notNull(),
+  },
+  (t) => [index("keyword_dataset_deltas_dataset_idx").on(t.datasetId)],
 );
