@@ -1,5 +1,6 @@
 import { benches } from "./benches/index.ts";
 import { type Prepared, parseScale } from "./harness/bench.ts";
+import { BenchEngineError } from "./harness/engine.ts";
 import { createHttpClient, HttpError } from "./harness/http.ts";
 import { createReporter } from "./harness/report.ts";
 import { openTarget, type Target, TargetConfigError } from "./harness/target.ts";
@@ -23,7 +24,10 @@ function usage(problem?: string): never {
       "  BENCH_SCALE   size factor, e.g. 0.1 for a quick run (default 1: the issue's size)",
       "  BASE          run against this running stack instead of starting one",
       "  ADMIN_TOKEN   its admin token (required with BASE)",
-      "  DATABASE_URL  its Postgres, for raw-SQL baselines and query plans (optional with BASE)",
+      "  DATABASE_URL  its Postgres, for raw-SQL baselines and query plans (optional with BASE);",
+      "                without BASE: the native server to start the stack on (a throwaway database)",
+      "  BENCH_ENGINE  pglite (default) or native: the engine of the stack a benchmark starts;",
+      "                native without DATABASE_URL provisions and starts a cluster for the run",
       "  LOAD_CLIENTS  load: concurrent clients (default 16)",
       "  LOAD_SECONDS  load: duration in seconds (default 60 × BENCH_SCALE)",
       "",
@@ -68,13 +72,13 @@ try {
     const http = createHttpClient(target.baseUrl);
     try {
       const result = await bench.run({ target, http, scale, progress });
-      if (!interrupted) reporter.emit(result);
+      if (!interrupted) reporter.emit({ ...result, engine: target.engine });
     } finally {
       http.close();
     }
   }
 } catch (error) {
-  if (error instanceof TargetConfigError) usage(error.message);
+  if (error instanceof TargetConfigError || error instanceof BenchEngineError) usage(error.message);
   exitCode = 1;
   if (interrupted) {
     // the stack is being stopped under the benchmark: its errors say nothing

@@ -9,6 +9,8 @@ import type { PGlite } from "@electric-sql/pglite";
 import { openEmbeddedDatabase } from "./embedded-database.ts";
 import { type Maintenance, startEmbeddedMaintenance } from "./embedded-maintenance.ts";
 import { freePort } from "./free-port.ts";
+import { type NativeProxy, startNativeProxy } from "./native-proxy/index.ts";
+import { maskDatabaseUrl, prepareNativeDatabase } from "./native-proxy/native-database.ts";
 import { type PgServer, startPgServer } from "./pg-server/index.ts";
 import { writeLocalConfigs } from "./wrangler-configs.ts";
 
@@ -20,6 +22,11 @@ export interface StackOptions {
   openaiApiKey?: string;
   openaiBaseUrl?: string;
   allowPrivateUrls?: boolean;
+  /**
+   * A native PostgreSQL (pgvector >= 0.8) to run on instead of the embedded PGlite
+   * (`DATABASE_URL` of `pnpm dev`); migrated on start. DATA_DIR still holds R2 and Queue state.
+   */
+  databaseUrl?: string;
   /** more worker vars (both workers), e.g. INGEST_FAULT_RATE for fault-injection runs */
   vars?: Record<string, string>;
   /** where wrangler's output goes: inherit the terminal, or append to a log file */
@@ -28,23 +35,54 @@ export interface StackOptions {
   log?: (line: string) => void;
 }
 
-export interface Stack {
+/**
+ * What the workers reach the database through (`NEON_LOCAL_PROXY`): Neon's WebSocket and
+ * `POST /sql` endpoints on loopback. `faults` cuts or silences its client connections (tests
+ * only), on either engine.
+ */
+export type StackDatabaseServer = Pick<
+  PgServer,
+  "host" | "wsPort" | "connectionCount" | "faults" | "close"
+>;
+
+interface StackBase {
   baseUrl: string;
   adminToken: string;
   adminTokenGenerated: boolean;
+  /**
+   * A connection string Node-side code connects to with `pg`: PGlite's loopback wire-protocol
+   * server, or the native server itself.
+   */
   databaseUrl: string;
-  /** the loopback Postgres server; `pg.faults` cuts its client connections (tests only) */
+  /** the loopback server the workers' Neon driver talks to */
+  pg: StackDatabaseServer;
+  stop(): Promise<void>;
+}
+
+/** The default: PGlite in this process, served on loopback (one session, taking turns). */
+export interface EmbeddedStack extends StackBase {
+  engine: "pglite";
   pg: PgServer;
   database: PGlite;
   /** autovacuum for the embedded database; `runDue()` brings statistics up to date now */
   maintenance: Maintenance;
-  stop(): Promise<void>;
 }
+
+/** `databaseUrl` given: a native PostgreSQL, behind the Neon-style proxy. */
+export interface NativeStack extends StackBase {
+  engine: "native";
+  pg: NativeProxy;
+  /** the database's pgvector version, after the migrations */
+  pgvectorVersion: string;
+}
+
+export type Stack = EmbeddedStack | NativeStack;
 
 export const REPO_ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "../../..");
 
 /**
- * The embedded local stack: PGlite (with pgvector, migrated) served on loopback, and both
+ * The local stack: Postgres — PGlite (with pgvector, migrated) served on loopback by default,
+ * or a native PostgreSQL behind a Neon-style proxy when `databaseUrl` is given — and both
  * workers under one `wrangler dev` (local R2 and Queue, persisted under DATA_DIR).
  * Internal ports are OS-chosen, so stacks with different PORTs run side by side.
  */
@@ -55,26 +93,28 @@ export async function startStack(options: StackOptions): Promise<Stack> {
   const { token: adminToken, generated } = await resolveAdminToken(dataDir, options.adminToken);
 
   const started = Date.now();
-  const database = await openEmbeddedDatabase(join(dataDir, "pg"));
+  const engine = options.databaseUrl
+    ? await openNative(options.databaseUrl, log)
+    : await openEmbedded(dataDir, log);
   log(`database ready in ${Date.now() - started} ms`);
-  const pg = await startPgServer(database, { host: "127.0.0.1" });
-  const databaseUrl = `postgres://quarry:quarry@127.0.0.1:${pg.pgPort}/postgres?sslmode=disable`;
-  const maintenance = startEmbeddedMaintenance(database, { log });
 
-  const configs = await writeLocalConfigs(REPO_ROOT, join(dataDir, "wrangler"), {
-    DATABASE_URL: databaseUrl,
-    NEON_LOCAL_PROXY: `127.0.0.1:${pg.wsPort}`,
-    ADMIN_TOKEN: adminToken,
-    EMBEDDING_MODEL: options.embeddingModel ?? "local/hash",
-    OPENAI_API_KEY: options.openaiApiKey ?? "",
-    OPENAI_BASE_URL: options.openaiBaseUrl ?? "https://api.openai.com/v1",
-    ALLOW_PRIVATE_URLS: options.allowPrivateUrls ? "true" : "false",
-    // PGlite serves one statement at a time, and an ingest slice holds the session for its
-    // whole transaction (a 2 MB CSV slice: ~40 s while the HNSW graph grows), so a request
-    // may wait that long for its turn. The deadline is for a silent database, not a busy one.
-    DATABASE_TIMEOUT_SECONDS: "180",
-    ...options.vars,
-  });
+  let configs: { api: string; ingest: string };
+  try {
+    configs = await writeLocalConfigs(REPO_ROOT, join(dataDir, "wrangler"), {
+      DATABASE_URL: engine.stack.databaseUrl,
+      NEON_LOCAL_PROXY: `${engine.stack.pg.host}:${engine.stack.pg.wsPort}`,
+      ADMIN_TOKEN: adminToken,
+      EMBEDDING_MODEL: options.embeddingModel ?? "local/hash",
+      OPENAI_API_KEY: options.openaiApiKey ?? "",
+      OPENAI_BASE_URL: options.openaiBaseUrl ?? "https://api.openai.com/v1",
+      ALLOW_PRIVATE_URLS: options.allowPrivateUrls ? "true" : "false",
+      ...engine.vars,
+      ...options.vars,
+    });
+  } catch (error) {
+    await engine.close();
+    throw error;
+  }
 
   const inspectorPort = await freePort();
   const wrangler = spawnWrangler(configs, options, dataDir, inspectorPort);
@@ -84,9 +124,7 @@ export async function startStack(options: StackOptions): Promise<Stack> {
   const stop = () => {
     stopping ??= (async () => {
       await stopProcess(wrangler);
-      await maintenance.stop();
-      await pg.close();
-      await database.close();
+      await engine.close();
     })();
     return stopping;
   };
@@ -98,15 +136,55 @@ export async function startStack(options: StackOptions): Promise<Stack> {
     throw error;
   }
   log(`stack ready in ${Date.now() - started} ms`);
+  return { ...engine.stack, baseUrl, adminToken, adminTokenGenerated: generated, stop };
+}
+
+/** One engine's part of a stack, before the workers start. */
+interface OpenedEngine {
+  stack:
+    | Omit<EmbeddedStack, "baseUrl" | "adminToken" | "adminTokenGenerated" | "stop">
+    | Omit<NativeStack, "baseUrl" | "adminToken" | "adminTokenGenerated" | "stop">;
+  /** worker vars this engine needs */
+  vars: Record<string, string>;
+  close(): Promise<void>;
+}
+
+async function openEmbedded(dataDir: string, log: (line: string) => void): Promise<OpenedEngine> {
+  const database = await openEmbeddedDatabase(join(dataDir, "pg"));
+  const pg = await startPgServer(database, { host: "127.0.0.1" });
+  const maintenance = startEmbeddedMaintenance(database, { log });
   return {
-    baseUrl,
-    adminToken,
-    adminTokenGenerated: generated,
-    databaseUrl,
-    pg,
-    database,
-    maintenance,
-    stop,
+    stack: {
+      engine: "pglite",
+      databaseUrl: `postgres://quarry:quarry@127.0.0.1:${pg.pgPort}/postgres?sslmode=disable`,
+      pg,
+      database,
+      maintenance,
+    },
+    vars: {
+      // PGlite serves one statement at a time, and an ingest slice holds the session for its
+      // whole transaction (a 2 MB CSV slice: ~40 s while the HNSW graph grows), so a request
+      // may wait that long for its turn. The deadline is for a silent database, not a busy one.
+      DATABASE_TIMEOUT_SECONDS: "180",
+    },
+    async close() {
+      await maintenance.stop();
+      await pg.close();
+      await database.close();
+    },
+  };
+}
+
+async function openNative(databaseUrl: string, log: (line: string) => void): Promise<OpenedEngine> {
+  const { pgvectorVersion } = await prepareNativeDatabase(databaseUrl);
+  log(`native PostgreSQL ${maskDatabaseUrl(databaseUrl)} migrated (pgvector ${pgvectorVersion})`);
+  const pg = await startNativeProxy({ databaseUrl, host: "127.0.0.1" });
+  return {
+    // The workers get the real connection string: the driver's startup message carries its
+    // user, password and database through the proxy; only the host is the proxy's business.
+    stack: { engine: "native", databaseUrl, pg, pgvectorVersion },
+    vars: {},
+    close: () => pg.close(),
   };
 }
 

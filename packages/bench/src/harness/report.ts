@@ -9,7 +9,7 @@ export interface Reporter {
   /** one progress line on stderr, prefixed with the bench name and the seconds since start */
   progress(line: string): void;
   /** writes the final JSON line on stdout */
-  emit(result: { params: object; results: object }): void;
+  emit(result: { params: object; results: object; engine: object }): void;
 }
 
 export interface Environment {
@@ -43,9 +43,10 @@ export function createReporter(bench: string, scale: number): Reporter {
     progress(line) {
       process.stderr.write(`[${bench} +${(elapsed() / 1000).toFixed(1)}s] ${line}\n`);
     },
-    emit({ params, results }) {
+    emit({ params, results, engine }) {
       const line = JSON.stringify({
         bench,
+        engine,
         params,
         results,
         environment: environment(scale, loadAtStart),

@@ -3,6 +3,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { freePort, startStack } from "@quarry/local-stack";
 import type { StackSettings } from "./bench.ts";
+import { attachedEngine, describeEngine, type EngineReport, openBenchDatabase } from "./engine.ts";
 import type { HttpClient } from "./http.ts";
 
 /**
@@ -16,6 +17,8 @@ export interface Target {
   /** the stack's Postgres; undefined when attached to a stack without DATABASE_URL */
   databaseUrl: string | undefined;
   mode: "started" | "attached";
+  /** the database engine measured (BENCH_ENGINE / DATABASE_URL; see engine.ts) */
+  engine: EngineReport;
   /** stops a started stack and removes its DATA_DIR (kept when `keepData`); idempotent */
   close(options?: { keepData?: boolean }): Promise<void>;
 }
@@ -30,7 +33,9 @@ export async function openTarget(
   if (env.BASE) {
     if (!env.ADMIN_TOKEN) throw new TargetConfigError("BASE is set: set ADMIN_TOKEN too");
     progress(`attached to ${env.BASE}${env.DATABASE_URL ? " (with DATABASE_URL)" : ""}`);
+    const engine = await attachedEngine(env.DATABASE_URL || undefined);
     return {
+      engine,
       baseUrl: env.BASE.replace(/\/+$/, ""),
       adminToken: env.ADMIN_TOKEN,
       databaseUrl: env.DATABASE_URL || undefined,
@@ -42,17 +47,24 @@ export async function openTarget(
   const dataDir = await mkdtemp(join(tmpdir(), "quarry-bench-"));
   const port = await freePort();
   const logFile = join(dataDir, "wrangler.log");
-  progress(`starting a local stack on port ${port}, DATA_DIR ${dataDir}`);
+  const database = await openBenchDatabase(env, dataDir, progress);
+  progress(`starting a local stack (${database.engine}) on port ${port}, DATA_DIR ${dataDir}`);
   const stack = await startStack({
     port,
     dataDir,
+    ...(database.url ? { databaseUrl: database.url } : {}),
     ...settings,
     wranglerOutput: { file: logFile },
     log: (line) => progress(`stack: ${line}`),
   }).catch(async (error: unknown) => {
     progress(`the stack did not start; wrangler's output is in ${logFile}`);
+    await database.close();
     throw error;
   });
+  const engine = await describeEngine(database.engine, stack.databaseUrl);
+  progress(
+    `engine: ${engine.name}${engine.version ? ` (${engine.version.split(" on ")[0]}, pgvector ${engine.pgvector})` : ""}`,
+  );
 
   let closing: Promise<void> | undefined;
   return {
@@ -60,10 +72,12 @@ export async function openTarget(
     adminToken: stack.adminToken,
     databaseUrl: stack.databaseUrl,
     mode: "started",
+    engine,
     close({ keepData = false } = {}) {
       closing ??= (async () => {
         progress("stopping the stack");
         await stack.stop();
+        await database.close();
         if (keepData) progress(`kept DATA_DIR ${dataDir} (wrangler output: ${logFile})`);
         else await rm(dataDir, { recursive: true, force: true });
       })();

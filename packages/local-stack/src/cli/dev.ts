@@ -1,8 +1,10 @@
+import { maskDatabaseUrl } from "../native-proxy/native-database.ts";
 import { startStack } from "../stack.ts";
 
 /**
- * `pnpm dev`: the whole stack on the embedded default. Reads PORT, DATA_DIR, ADMIN_TOKEN,
- * EMBEDDING_MODEL, OPENAI_API_KEY, OPENAI_BASE_URL, ALLOW_PRIVATE_URLS.
+ * `pnpm dev`: the whole stack, on the embedded PGlite by default, or on the native PostgreSQL
+ * of DATABASE_URL (pgvector >= 0.8) when it is set. Reads PORT, DATA_DIR, ADMIN_TOKEN,
+ * DATABASE_URL, EMBEDDING_MODEL, OPENAI_API_KEY, OPENAI_BASE_URL, ALLOW_PRIVATE_URLS.
  */
 const env = process.env;
 const port = Number(env.PORT ?? 8787);
@@ -15,6 +17,7 @@ const stack = await startStack({
   port,
   dataDir: env.DATA_DIR ?? ".data",
   adminToken: env.ADMIN_TOKEN || undefined,
+  databaseUrl: env.DATABASE_URL || undefined,
   embeddingModel: env.EMBEDDING_MODEL || undefined,
   openaiApiKey: env.OPENAI_API_KEY || undefined,
   openaiBaseUrl: env.OPENAI_BASE_URL || undefined,
@@ -30,7 +33,11 @@ if (stack.adminTokenGenerated) {
     `ADMIN_TOKEN=${stack.adminToken}  (generated; kept in ${env.DATA_DIR ?? ".data"}/admin-token)`,
   );
 }
-console.log(`Postgres (embedded, pgvector): ${stack.databaseUrl}`);
+console.log(
+  stack.engine === "native"
+    ? `Postgres (native, pgvector ${stack.pgvectorVersion}): ${maskDatabaseUrl(stack.databaseUrl)}`
+    : `Postgres (embedded PGlite, pgvector): ${stack.databaseUrl}`,
+);
 console.log(`Quarry ready at ${stack.baseUrl}  (API reference: ${stack.baseUrl}/docs)`);
 
 let shuttingDown = false;

@@ -10,14 +10,20 @@ import { startTestStack } from "./test-stack.ts";
  * The fault suite's own stack (hardening-faults.test.ts): the shared e2e stack must not have
  * its ingest worker failing on purpose or its database connections cut, so this file starts
  * a second one (free port, throwaway DATA_DIR) with INGEST_FAULT_RATE set, its own loopback
- * OpenAI-compatible server, and direct SQL through the stack's loopback Postgres server.
+ * OpenAI-compatible server, and direct SQL through the server the workers reach the database
+ * by (`stack.pg`). Like the e2e stack it runs on PGlite, or with QUARRY_TEST_DATABASE_URL on a
+ * fresh native database; the connection faults (`stack.pg.faults`) exist on both: PGlite's
+ * loopback server cuts its connections, the native proxy its WebSocket pipes and requests.
  */
 export interface FaultStack {
   stack: Stack;
   openai: FakeOpenAI;
   /** HTTP to this stack; every call has a deadline, so a hang fails instead of waiting */
   call<T = any>(path: string, options?: CallOptions): Promise<Reply<T>>;
-  /** one SQL query on a fresh connection (through the pg server, so it takes its turn) */
+  /**
+   * one SQL query on a fresh connection, through `stack.pg` (on PGlite it takes its turn for
+   * the one session; a connection fault may cut it too)
+   */
   sql<T = Record<string, unknown>>(query: string, params?: unknown[]): Promise<T[]>;
   /**
    * POSTs with `stream: true` and reads the reply to its end: SSE frames (their `data`), or

@@ -7,14 +7,18 @@ declare module "vitest" {
     adminToken: string;
     /** the loopback OpenAI-compatible server the stack's OPENAI_BASE_URL points at ("" when attached) */
     openaiBaseUrl: string;
-    /** the stack's Postgres (wire protocol, loopback), for tests that read stored data ("" when attached without E2E_DATABASE_URL) */
+    /** the stack's Postgres (PGlite's loopback server, or the native database), for tests that read stored data ("" when attached without E2E_DATABASE_URL) */
     databaseUrl: string;
+    /** which engine the stack runs on ("" when attached: unknown) */
+    databaseEngine: "pglite" | "native" | "";
   }
 }
 
 /**
- * One real local stack for the e2e tier: workerd (wrangler dev) + embedded Postgres, on a
- * free port and a throwaway DATA_DIR — exactly what `pnpm dev` runs.
+ * One real local stack for the e2e tier: workerd (wrangler dev) + Postgres, on a free port
+ * and a throwaway DATA_DIR — exactly what `pnpm dev` runs. Postgres is the embedded PGlite,
+ * or with `QUARRY_TEST_DATABASE_URL` (a native server with pgvector >= 0.8) a fresh database
+ * created there for the run and dropped after it (see test-stack.ts).
  * `E2E_BASE` + `E2E_ADMIN_TOKEN` point the tests at an already running stack instead
  * (`E2E_DATABASE_URL`: its Postgres, which the stored-data checks read).
  */
@@ -24,6 +28,7 @@ export default async function setup(project: TestProject) {
     project.provide("adminToken", process.env.E2E_ADMIN_TOKEN);
     project.provide("openaiBaseUrl", process.env.E2E_OPENAI_BASE_URL ?? "");
     project.provide("databaseUrl", process.env.E2E_DATABASE_URL ?? "");
+    project.provide("databaseEngine", "");
     return;
   }
   const { stack, openai, stop } = await startTestStack({ label: "e2e" });
@@ -31,5 +36,6 @@ export default async function setup(project: TestProject) {
   project.provide("adminToken", stack.adminToken);
   project.provide("openaiBaseUrl", openai.url);
   project.provide("databaseUrl", stack.databaseUrl);
+  project.provide("databaseEngine", stack.engine);
   return stop;
 }

@@ -2,6 +2,10 @@ import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { freePort } from "../../../../packages/local-stack/src/free-port.ts";
+import {
+  createScratchDatabase,
+  type ScratchDatabase,
+} from "../../../../packages/local-stack/src/native-proxy/native-database.ts";
 import { type Stack, startStack } from "../../../../packages/local-stack/src/stack.ts";
 import { type FakeOpenAI, startFakeOpenAI } from "./fake-openai-server.ts";
 
@@ -11,22 +15,45 @@ export interface TestStack {
   openai: FakeOpenAI;
   /** wrangler's output (the workers' logs) */
   logFile: string;
-  /** stops both and removes the DATA_DIR (kept when KEEP_E2E_DATA is set, with wrangler.log) */
+  /**
+   * stops both, removes the DATA_DIR (kept when KEEP_E2E_DATA is set, with wrangler.log) and
+   * drops the native database (kept too)
+   */
   stop(): Promise<void>;
 }
 
 /**
- * A real local stack for end-to-end tests: workerd (wrangler dev) + embedded Postgres on a
- * free port and a throwaway DATA_DIR, exactly what `pnpm dev` runs, with completions going
- * to a real OpenAI-compatible server on loopback (`openai/<scenario>` models).
+ * The engine the test stacks run on (DESIGN §3a):
+ * - `QUARRY_TEST_DATABASE_URL` unset: the embedded PGlite, as `pnpm dev` runs by default;
+ * - `QUARRY_TEST_DATABASE_URL=postgres://user:pw@host:port/db`: a native PostgreSQL server
+ *   (pgvector >= 0.8; the role may CREATE DATABASE). Each stack gets a FRESH database there,
+ *   `<QUARRY_TEST_DATABASE_PREFIX><label>_<random>` (prefix default `quarry_`), migrated on
+ *   start and dropped at stop; the URL itself only names the server to create it on.
+ */
+export function nativeTestServerUrl(): string | undefined {
+  return process.env.QUARRY_TEST_DATABASE_URL || undefined;
+}
+
+/**
+ * A real local stack for end-to-end tests: workerd (wrangler dev) + Postgres (embedded, or a
+ * fresh database on the native server of QUARRY_TEST_DATABASE_URL) on a free port and a
+ * throwaway DATA_DIR, exactly what `pnpm dev` runs, with completions going to a real
+ * OpenAI-compatible server on loopback (`openai/<scenario>` models).
  */
 export async function startTestStack(options: {
-  /** names the DATA_DIR and the start-up failure message */
+  /** names the DATA_DIR, the native database and the start-up failure message */
   label: string;
   vars?: Record<string, string>;
 }): Promise<TestStack> {
   const dataDir = await mkdtemp(join(tmpdir(), `quarry-${options.label}-`));
   const logFile = join(dataDir, "wrangler.log");
+  const serverUrl = nativeTestServerUrl();
+  const database: ScratchDatabase | undefined = serverUrl
+    ? await createScratchDatabase(
+        serverUrl,
+        `${process.env.QUARRY_TEST_DATABASE_PREFIX || "quarry_"}${options.label}_`,
+      )
+    : undefined;
   const openai = await startFakeOpenAI();
   let stack: Stack;
   try {
@@ -35,12 +62,14 @@ export async function startTestStack(options: {
       dataDir,
       openaiBaseUrl: openai.url,
       openaiApiKey: `sk-${options.label}-fake`,
+      ...(database ? { databaseUrl: database.url } : {}),
       ...(options.vars ? { vars: options.vars } : {}),
       wranglerOutput: { file: logFile },
     });
   } catch (error) {
     console.error(`${options.label} stack failed to start; wrangler log: ${logFile}`);
     await openai.close();
+    await database?.drop();
     throw error;
   }
   return {
@@ -50,7 +79,9 @@ export async function startTestStack(options: {
     async stop() {
       await stack.stop();
       await openai.close();
-      if (!process.env.KEEP_E2E_DATA) await rm(dataDir, { recursive: true, force: true });
+      if (process.env.KEEP_E2E_DATA) return;
+      await rm(dataDir, { recursive: true, force: true });
+      await database?.drop();
     },
   };
 }

@@ -1,0 +1,53 @@
+import { MAX_MESSAGE_LENGTH, PROTOCOL_MAJOR_3 } from "../pg-server/protocol.ts";
+
+/**
+ * Finds where the Postgres frontend messages of a client's byte stream end, without holding
+ * the bytes back: the native proxy forwards every chunk as it comes, and only needs to know
+ * how many messages a connection has sent so that a fault can strike after the K-th (as the
+ * PGlite server counts them: the startup message is the first).
+ *
+ * Before the StartupMessage the client speaks the untyped dialect (int32 length, int32 code:
+ * SSLRequest, GSSENCRequest, CancelRequest, StartupMessage); then typed messages (byte type,
+ * int32 length). A stream it cannot follow (TLS after an SSLRequest, a nonsense length) turns
+ * the counting off for that connection: its bytes still flow, faults just never strike it.
+ */
+export class MessageBoundaries {
+  private awaitingStartup = true;
+  private header: number[] = [];
+  /** bytes of the current message's body still to come */
+  private remaining = 0;
+  private lost = false;
+
+  /** Offsets within `chunk` just past each message that ends in it, in order. */
+  ends(chunk: Uint8Array): number[] {
+    const ends: number[] = [];
+    let i = 0;
+    while (i < chunk.length && !this.lost) {
+      if (this.remaining > 0) {
+        const take = Math.min(this.remaining, chunk.length - i);
+        i += take;
+        this.remaining -= take;
+        if (this.remaining === 0) ends.push(i);
+        continue;
+      }
+      this.header.push(chunk[i++] as number);
+      const headerSize = this.awaitingStartup ? 8 : 5;
+      if (this.header.length < headerSize) continue;
+      const bytes = Buffer.from(this.header);
+      this.header = [];
+      const length = bytes.readInt32BE(this.awaitingStartup ? 0 : 1);
+      // The length counts itself (and, untyped, the code) but never the type byte.
+      const body = length - (this.awaitingStartup ? 8 : 4);
+      if (body < 0 || length > MAX_MESSAGE_LENGTH) {
+        this.lost = true;
+        break;
+      }
+      if (this.awaitingStartup && bytes.readInt32BE(4) >>> 16 === PROTOCOL_MAJOR_3) {
+        this.awaitingStartup = false;
+      }
+      this.remaining = body;
+      if (body === 0) ends.push(i);
+    }
+    return ends;
+  }
+}

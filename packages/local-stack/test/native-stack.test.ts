@@ -1,0 +1,445 @@
+import { execFileSync } from "node:child_process";
+import { mkdtemp, readFile, rm } from "node:fs/promises";
+import { connect, createServer, type Server } from "node:net";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { createSecureContext, TLSSocket } from "node:tls";
+import { Pool as NeonPool, neon, neonConfig } from "@neondatabase/serverless";
+import pg from "pg";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { WebSocket } from "ws";
+import { freePort } from "../src/free-port.ts";
+import { type NativeProxy, startNativeProxy } from "../src/native-proxy/index.ts";
+import { MessageBoundaries } from "../src/native-proxy/message-boundaries.ts";
+import {
+  compareVersions,
+  createScratchDatabase,
+  maskDatabaseUrl,
+  pgvectorProblem,
+  type ScratchDatabase,
+} from "../src/native-proxy/native-database.ts";
+import { type Stack, startStack } from "../src/stack.ts";
+
+/**
+ * The native engine (DESIGN §3a): the version check that refuses a server without pgvector
+ * >= 0.8, the Neon-style proxy read by the real driver, and a whole stack on a native
+ * PostgreSQL. The parts that need a server run when QUARRY_TEST_DATABASE_URL names one
+ * (pgvector >= 0.8, a role that may CREATE DATABASE); each makes its own fresh database there.
+ */
+const SERVER = process.env.QUARRY_TEST_DATABASE_URL || undefined;
+const PREFIX = process.env.QUARRY_TEST_DATABASE_PREFIX || "quarry_";
+
+describe("the pgvector check", () => {
+  const url = "postgres://me:secret@db.example:5432/app";
+
+  it("compares versions part by part, numerically", () => {
+    expect(compareVersions("0.8.0", "0.8.0")).toBe(0);
+    expect(compareVersions("0.8", "0.8.0")).toBe(0);
+    expect(compareVersions("0.10.0", "0.8.1")).toBeGreaterThan(0);
+    expect(compareVersions("0.7.4", "0.8.0")).toBeLessThan(0);
+    expect(compareVersions("1.0.0", "0.8.7")).toBeGreaterThan(0);
+  });
+
+  it("accepts pgvector >= 0.8, installed or to be created", () => {
+    expect(pgvectorProblem(url, { available: "0.8.0", installed: null })).toBeUndefined();
+    expect(pgvectorProblem(url, { available: "0.8.1", installed: "0.8.0" })).toBeUndefined();
+    expect(pgvectorProblem(url, { available: "0.7.0", installed: "0.8.0" })).toBeUndefined();
+  });
+
+  it("refuses a server without pgvector, or with an older one, saying how to get one and never the password", () => {
+    const none = pgvectorProblem(url, { available: null, installed: null });
+    expect(none).toMatch(/has no pgvector extension; Quarry needs pgvector >= 0\.8\.0/);
+    const old = pgvectorProblem(url, { available: "0.7.4", installed: null });
+    expect(old).toMatch(/offers pgvector 0\.7\.4/);
+    for (const message of [none, old]) {
+      expect(message).toContain("pnpm db:native");
+      expect(message).toContain(
+        "docker run -d -p 5432:5432 -e POSTGRES_PASSWORD=postgres pgvector/pgvector:pg17",
+      );
+      expect(message).toContain("Neon");
+      expect(message).toContain("postgres://me:***@db.example:5432/app");
+      expect(message).not.toContain("secret");
+    }
+    expect(pgvectorProblem(url, { available: "0.8.0", installed: "0.7.0" })).toMatch(
+      /has pgvector 0\.7\.0.*ALTER EXTENSION vector UPDATE.*the server has 0\.8\.0/,
+    );
+  });
+
+  it("masks only the password of a printed connection string", () => {
+    expect(maskDatabaseUrl("postgres://u:p%40ss@h:1/d?sslmode=require")).toBe(
+      "postgres://u:***@h:1/d?sslmode=require",
+    );
+    expect(maskDatabaseUrl("postgres://u@h/d")).toBe("postgres://u@h/d");
+  });
+});
+
+describe("message boundaries (what the proxy's faults count)", () => {
+  it("finds the startup message and typed messages across arbitrary splits", () => {
+    const startup = Buffer.alloc(12);
+    startup.writeInt32BE(12, 0);
+    startup.writeInt32BE(3 << 16, 4);
+    const query = Buffer.concat([Buffer.from("Q"), int32(4 + 9), Buffer.from("SELECT 1\0")]);
+    const sync = Buffer.concat([Buffer.from("S"), int32(4)]);
+    const stream = Buffer.concat([startup, query, sync]);
+    const whole = new MessageBoundaries().ends(stream);
+    expect(whole).toEqual([12, 12 + query.length, stream.length]);
+    for (let split = 1; split < stream.length; split++) {
+      const counter = new MessageBoundaries();
+      const first = counter.ends(stream.subarray(0, split));
+      const second = counter.ends(stream.subarray(split)).map((end) => end + split);
+      expect([...first, ...second], `split at ${split}`).toEqual(whole);
+    }
+  });
+
+  it("stops counting a stream it cannot follow (TLS after an SSLRequest)", () => {
+    const counter = new MessageBoundaries();
+    const ssl = Buffer.concat([int32(8), int32(80877103)]);
+    expect(counter.ends(ssl)).toEqual([8]);
+    expect(counter.ends(Buffer.from([0x16, 0x03, 0x01, 0x02, 0x00, 0x01, 0x00, 0x01]))).toEqual([]);
+    expect(counter.ends(Buffer.concat([Buffer.from("S"), int32(4)]))).toEqual([]);
+  });
+});
+
+function int32(n: number): Buffer {
+  const b = Buffer.alloc(4);
+  b.writeInt32BE(n);
+  return b;
+}
+
+describe.skipIf(!SERVER)(
+  "the native proxy, read by the Neon driver (needs QUARRY_TEST_DATABASE_URL)",
+  () => {
+    let database: ScratchDatabase;
+    let proxy: NativeProxy;
+    let direct: pg.Client;
+
+    beforeAll(async () => {
+      database = await createScratchDatabase(SERVER!, `${PREFIX}proxy_`);
+      direct = new pg.Client({ connectionString: database.url });
+      await direct.connect();
+      await direct.query(`
+      CREATE EXTENSION vector;
+      CREATE TABLE items (
+        id serial PRIMARY KEY, label text NOT NULL UNIQUE, tags text[], meta jsonb,
+        embedding vector(3), seen timestamptz, score float8, big bigint
+      );
+    `);
+      proxy = await startNativeProxy({ databaseUrl: database.url });
+      pointNeonAt(proxy);
+    });
+
+    afterAll(async () => {
+      await proxy?.close();
+      await direct?.end();
+      await database?.drop();
+    });
+
+    it("runs a statement over HTTP with every type as Postgres prints it, parsed by the driver", async () => {
+      const sql = neon(database.url);
+      const inserted = await sql.query(
+        "INSERT INTO items (label, tags, meta, embedding, seen, score, big) VALUES ($1, $2, $3, $4, $5, $6, $7) RETURNING *",
+        [
+          "a'b",
+          ["x", "y z"],
+          JSON.stringify({ k: [1, "two"] }),
+          "[1,2,3]",
+          new Date("2026-01-02T03:04:05.678Z"),
+          0.5,
+          "9007199254740993",
+        ],
+      );
+      expect(inserted).toEqual([
+        {
+          id: 1,
+          label: "a'b",
+          tags: ["x", "y z"],
+          meta: { k: [1, "two"] },
+          embedding: "[1,2,3]",
+          seen: new Date("2026-01-02T03:04:05.678Z"),
+          score: 0.5,
+          big: "9007199254740993",
+        },
+      ]);
+      const full = neon(database.url, { fullResults: true, arrayMode: true });
+      const updated = await full.query("UPDATE items SET score = 1 WHERE label <> $1", ["zz"]);
+      expect(updated).toMatchObject({ command: "UPDATE", rowCount: 1 });
+      expect(await sql.query("SELECT NULL::text AS t, $1::int AS n", [null])).toEqual([
+        { t: null, n: null },
+      ]);
+    });
+
+    it("turns a statement error into a NeonDbError with Postgres's fields; refuses BEGIN and two statements", async () => {
+      const sql = neon(database.url);
+      const failed = await sql.query("INSERT INTO items (label) VALUES ('a''b')").catch((e) => e);
+      expect(failed).toMatchObject({
+        name: "NeonDbError",
+        code: "23505",
+        constraint: "items_label_key",
+        table: "items",
+      });
+      await expect(sql.query("BEGIN")).rejects.toThrow(/transaction control/);
+      await expect(sql.query("SELECT 1; SELECT 2")).rejects.toMatchObject({ code: "42601" });
+      // The connection BEGIN left in a transaction was closed, not handed to the next statement.
+      for (let i = 0; i < 25; i++) {
+        await sql.query("INSERT INTO items (label) VALUES ($1)", [`after-begin-${i}`]);
+      }
+      const { rows } = await direct.query(
+        "SELECT count(*)::int AS n FROM items WHERE label LIKE 'after-begin-%'",
+      );
+      expect(rows).toEqual([{ n: 25 }]);
+    });
+
+    it("pipes transactions over WebSocket to the server, concurrently (no turns, unlike PGlite)", async () => {
+      const pool = new NeonPool({ connectionString: database.url, max: 2 });
+      const a = await pool.connect();
+      const b = await pool.connect();
+      expect(proxy.connectionCount()).toBe(2);
+      await a.query("BEGIN");
+      await a.query("INSERT INTO items (label) VALUES ('tx-a')");
+      // b is not blocked by a's open transaction, and does not see its write yet.
+      const seen = await b.query("SELECT count(*)::int AS n FROM items WHERE label = 'tx-a'");
+      expect(seen.rows).toEqual([{ n: 0 }]);
+      await a.query("COMMIT");
+      const after = await b.query("SELECT count(*)::int AS n FROM items WHERE label = 'tx-a'");
+      expect(after.rows).toEqual([{ n: 1 }]);
+      a.release();
+      b.release();
+      await pool.end();
+    });
+
+    it("cuts and silences connections and requests on demand, as the PGlite server's faults do", async () => {
+      const pool = new NeonPool({ connectionString: database.url, max: 1 });
+      pool.on("error", () => {});
+      const client = await pool.connect();
+      client.on("error", () => {});
+      await client.query("BEGIN");
+      await client.query("INSERT INTO items (label) VALUES ('cut-in-tx')");
+      expect(proxy.faults.dropAll()).toBe(1);
+      await expect(client.query("COMMIT")).rejects.toThrow();
+      client.release(true);
+      await pool.end();
+      // The server rolled back what the cut connection left open.
+      for (let i = 0; i < 50 && proxy.connectionCount() > 0; i++) await sleep(20);
+      const { rows } = await direct.query(
+        "SELECT count(*)::int AS n FROM items WHERE label = 'cut-in-tx'",
+      );
+      expect(rows).toEqual([{ n: 0 }]);
+
+      const sql = neon(database.url);
+      proxy.faults.silenceAfter({ connections: 1, afterMessages: 1 });
+      const silenced = await sql
+        .query("SELECT 1", [], { fetchOptions: { signal: AbortSignal.timeout(500) } })
+        .catch((e) => e);
+      expect(String(silenced)).toMatch(/abort|timeout/i);
+      proxy.faults.dropAfter({ connections: 1, afterMessages: 1 });
+      await expect(sql.query("SELECT 1")).rejects.toThrow(/connecting to database/);
+
+      // A WebSocket connection cut after its startup message never gets a session.
+      const before = proxy.faults.dropped;
+      proxy.faults.dropAfter({ connections: 1, afterMessages: 1 });
+      const cutPool = new NeonPool({ connectionString: database.url, max: 1 });
+      cutPool.on("error", () => {});
+      await expect(cutPool.query("SELECT 1")).rejects.toThrow();
+      await cutPool.end().catch(() => {});
+      expect(proxy.faults.dropped).toBe(before + 1);
+      proxy.faults.reset();
+      expect(await sql.query("SELECT 2 AS two")).toEqual([{ two: 2 }]);
+    });
+  },
+);
+
+describe.skipIf(!SERVER)(
+  "the native proxy to a server that wants TLS, as Neon does (needs QUARRY_TEST_DATABASE_URL)",
+  () => {
+    let database: ScratchDatabase;
+    let front: Server;
+    let proxy: NativeProxy;
+    let dir: string;
+    const seen = { tls: 0, plain: 0 };
+
+    beforeAll(async () => {
+      database = await createScratchDatabase(SERVER!, `${PREFIX}tls_`);
+      // A TLS-only front for the test server (it has no TLS of its own): answers SSLRequest
+      // with 'S', terminates TLS with a throwaway self-signed certificate, refuses plain ones.
+      dir = await mkdtemp(join(tmpdir(), "quarry-tls-"));
+      const key = join(dir, "key.pem");
+      const cert = join(dir, "cert.pem");
+      execFileSync(
+        "openssl",
+        [
+          "req",
+          "-x509",
+          "-newkey",
+          "rsa:2048",
+          "-nodes",
+          "-days",
+          "1",
+          "-subj",
+          "/CN=localhost",
+        ].concat(["-keyout", key, "-out", cert]),
+        { stdio: "ignore" },
+      );
+      const context = createSecureContext({ key: await readFile(key), cert: await readFile(cert) });
+      const target = new URL(database.url);
+      front = createServer((client) => {
+        client.on("error", () => {});
+        client.once("data", (first: Buffer) => {
+          if (first.length !== 8 || first.readInt32BE(4) !== 80877103) {
+            seen.plain++;
+            client.destroy();
+            return;
+          }
+          seen.tls++;
+          client.write("S");
+          const secure = new TLSSocket(client, { isServer: true, secureContext: context });
+          const upstream = connect(Number(target.port || 5432), target.hostname);
+          upstream.on("error", () => secure.destroy());
+          secure.on("error", () => upstream.destroy());
+          secure.pipe(upstream).pipe(secure);
+        });
+      });
+      await new Promise<void>((resolve) => front.listen(0, "127.0.0.1", resolve));
+      const url = new URL(database.url);
+      url.host = `127.0.0.1:${(front.address() as { port: number }).port}`;
+      url.searchParams.set("sslmode", "no-verify");
+      proxy = await startNativeProxy({ databaseUrl: url.toString() });
+      pointNeonAt(proxy);
+    });
+
+    afterAll(async () => {
+      await proxy?.close();
+      await new Promise((resolve) => front?.close(resolve));
+      await database?.drop();
+      if (dir) await rm(dir, { recursive: true, force: true });
+    });
+
+    it("negotiates TLS for the plain protocol the driver sends in its WebSocket, and for /sql", async () => {
+      // The driver's URL has no sslmode: the proxy's own URL decides on TLS, as Neon's does.
+      const url = database.url;
+      const pool = new NeonPool({ connectionString: url, max: 1 });
+      const client = await pool.connect();
+      await client.query("BEGIN");
+      await client.query("CREATE TABLE t (n int)");
+      await client.query("INSERT INTO t VALUES (1), (2)");
+      await client.query("COMMIT");
+      client.release();
+      await pool.end();
+      expect(await neon(url).query("SELECT sum(n)::int AS s FROM t")).toEqual([{ s: 3 }]);
+      expect(seen.tls).toBeGreaterThanOrEqual(2); // the pipe's connection and the pool's
+      expect(seen.plain).toBe(0);
+    });
+  },
+);
+
+describe.skipIf(!SERVER)(
+  "a whole stack on native PostgreSQL (needs QUARRY_TEST_DATABASE_URL)",
+  () => {
+    let database: ScratchDatabase;
+    let dataDir: string;
+    let stack: Stack;
+
+    beforeAll(async () => {
+      database = await createScratchDatabase(SERVER!, `${PREFIX}stack_`);
+      dataDir = await mkdtemp(join(tmpdir(), "quarry-native-stack-"));
+      stack = await startStack({
+        port: await freePort(),
+        dataDir,
+        databaseUrl: database.url,
+        wranglerOutput: { file: join(dataDir, "wrangler.log") },
+      });
+    }, 180_000);
+
+    afterAll(async () => {
+      await stack?.stop();
+      await database?.drop();
+      if (dataDir) await rm(dataDir, { recursive: true, force: true });
+    });
+
+    async function call(path: string, init: { method?: string; body?: unknown; token?: string }) {
+      const res = await fetch(`${stack.baseUrl}${path}`, {
+        method: init.method ?? "GET",
+        headers: {
+          ...(init.token ? { authorization: `Bearer ${init.token}` } : {}),
+          ...(init.body !== undefined ? { "content-type": "application/json" } : {}),
+        },
+        body: init.body === undefined ? undefined : JSON.stringify(init.body),
+      });
+      const text = await res.text();
+      return { status: res.status, text, body: text ? JSON.parse(text) : undefined };
+    }
+
+    it("runs on the native engine and migrated the database", async () => {
+      expect(stack.engine).toBe("native");
+      if (stack.engine !== "native") return;
+      expect(compareVersions(stack.pgvectorVersion, "0.8.0")).toBeGreaterThanOrEqual(0);
+      expect(stack.databaseUrl).toBe(database.url);
+      const health = await call("/health", {});
+      expect(health.status).toBe(200);
+      expect(health.body).toEqual({ status: "ok" });
+    });
+
+    it("writes rows through the API into the native database", async () => {
+      const project = await call("/admin/projects", {
+        method: "POST",
+        body: { name: "native" },
+        token: stack.adminToken,
+      });
+      expect(project.status, project.text).toBe(201);
+      const key = await call(`/admin/projects/${project.body.id}/keys`, {
+        method: "POST",
+        body: { name: "native-key" },
+        token: stack.adminToken,
+      });
+      expect(key.status, key.text).toBe(201);
+      const token = key.body.key as string;
+      const dataset = await call("/api/datasets", {
+        method: "POST",
+        body: { name: "native", kind: "hybrid" },
+        token,
+      });
+      expect(dataset.status, dataset.text).toBe(201);
+      const datasetId = dataset.body.id as string;
+      const texts = ["aurora over the fjord", "midnight sun in june", "polar night in december"];
+      const upsert = await call(`/api/datasets/${datasetId}/rows/upsert`, {
+        method: "POST",
+        body: {
+          document_id: "notes",
+          rows: texts.map((text, i) => ({ data: { text }, metadata: { i } })),
+        },
+        token,
+      });
+      expect(upsert.status, upsert.text).toBe(200);
+      const search = await call(`/api/datasets/${datasetId}/search`, {
+        method: "POST",
+        body: { query: "aurora fjord", top_k: 2 },
+        token,
+      });
+      expect(search.status, search.text).toBe(200);
+
+      // Straight from the native server, not through the stack.
+      const client = new pg.Client({ connectionString: stack.databaseUrl });
+      await client.connect();
+      try {
+        const { rows } = await client.query(
+          "SELECT data->>'text' AS text, embedding IS NOT NULL AS embedded FROM rows WHERE dataset_id = $1 AND document_id = 'notes' ORDER BY id",
+          [datasetId],
+        );
+        expect(rows).toEqual(texts.map((text) => ({ text, embedded: true })));
+      } finally {
+        await client.end();
+      }
+    });
+  },
+);
+
+/** The Neon driver's endpoints, in this process: those of `proxy`. */
+function pointNeonAt(proxy: NativeProxy): void {
+  neonConfig.fetchEndpoint = () => `http://${proxy.host}:${proxy.wsPort}/sql`;
+  neonConfig.webSocketConstructor = WebSocket;
+  neonConfig.wsProxy = (host, port) => `${proxy.host}:${proxy.wsPort}/v1?address=${host}:${port}`;
+  neonConfig.useSecureWebSocket = false;
+  neonConfig.pipelineConnect = false;
+  neonConfig.pipelineTLS = false;
+}
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
