@@ -1,7 +1,9 @@
 import { defineConfig } from "vitest/config";
 
 /**
- * Two tiers. `domain`: the packages against in-process PGlite (real SQL, real migrations).
+ * Two tiers. `domain`: the packages against in-process PGlite (real SQL, real migrations);
+ * `domain-native`: the same files on native PostgreSQL (`QUARRY_TEST_DATABASE_URL`, required),
+ * plus the concurrency suite, which only a real multi-session server can exercise.
  * `e2e`: HTTP against the real local stack (workerd via wrangler dev, embedded Postgres).
  */
 export default defineConfig({
@@ -11,7 +13,22 @@ export default defineConfig({
         test: {
           name: "domain",
           include: ["packages/*/test/**/*.test.ts"],
+          // PGlite runs one statement at a time: it cannot show a concurrency bug.
+          exclude: ["packages/local-stack/test/**", "packages/core/test/concurrency/**"],
+          env: { QUARRY_TEST_ENGINE: "pglite" },
+          testTimeout: 60_000,
+          hookTimeout: 120_000,
+          pool: "forks",
+        },
+      },
+      {
+        test: {
+          name: "domain-native",
+          include: ["packages/*/test/**/*.test.ts"],
           exclude: ["packages/local-stack/test/**"],
+          env: { QUARRY_TEST_ENGINE: "native" },
+          // Fails the run when QUARRY_TEST_DATABASE_URL is unset (no fallback to PGlite).
+          globalSetup: ["packages/core/test/support/native-global-setup.ts"],
           testTimeout: 60_000,
           hookTimeout: 120_000,
           pool: "forks",

@@ -34,7 +34,7 @@ beforeAll(async () => {
   upstream = await startFakeOpenAI();
   close = async () => {
     await upstream.close();
-    await fresh.pglite.close();
+    await fresh.close();
   };
 });
 afterAll(() => close());

@@ -39,7 +39,7 @@ const pages: Record<string, { type: string; body: string | Buffer }> = {
 beforeAll(async () => {
   const fresh = await freshDatabase();
   db = fresh.db;
-  close = () => fresh.pglite.close();
+  close = () => fresh.close();
   server = createServer((req, res) => {
     const page = pages[req.url ?? ""];
     if (!page) {

@@ -21,7 +21,7 @@ let close: () => Promise<void>;
 beforeAll(async () => {
   const fresh = await freshDatabase();
   db = fresh.db;
-  close = () => fresh.pglite.close();
+  close = () => fresh.close();
   await db.execute(sql`create table t (id int primary key, metadata jsonb not null)`);
   for (const [id, metadata] of Object.entries(ROWS)) {
     await db.execute(sql`insert into t values (${Number(id)}, ${JSON.stringify(metadata)}::jsonb)`);

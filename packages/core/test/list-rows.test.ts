@@ -1,4 +1,3 @@
-import type { PGlite } from "@electric-sql/pglite";
 import type { Database } from "@quarry/db";
 import { rows } from "@quarry/db";
 import { asc, sql } from "drizzle-orm";
@@ -23,7 +22,7 @@ import {
   pageOfFewMatches,
   pageOfManyMatches,
 } from "../src/rows/filtered-page.ts";
-import { freshDatabase } from "./support/database.ts";
+import { type FreshDatabase, freshDatabase } from "./support/database.ts";
 import { createTenant } from "./support/tenant.ts";
 
 /**
@@ -34,11 +33,12 @@ import { createTenant } from "./support/tenant.ts";
  * the copy's GIN index, and `rows` is read for the page's rows only.
  */
 let db: Database;
-let pglite: PGlite;
+let fresh: FreshDatabase;
 beforeAll(async () => {
-  ({ db, pglite } = await freshDatabase());
+  fresh = await freshDatabase();
+  db = fresh.db;
 });
-afterAll(() => pglite?.close());
+afterAll(() => fresh?.close());
 
 const noFiles: FileStore = {
   put: async () => {},
@@ -54,7 +54,7 @@ async function setup(name: string) {
 }
 
 async function query<T>(text: string, params: unknown[] = []): Promise<T[]> {
-  return (await pglite.query<T>(text, params)).rows;
+  return fresh.sql<T>(text, params);
 }
 
 /** The copy and the terms, each beside what the rows say they must be, for the whole database. */

@@ -26,7 +26,7 @@ let datasetId: string;
 beforeAll(async () => {
   const fresh = await freshDatabase();
   db = fresh.db;
-  close = () => fresh.pglite.close();
+  close = () => fresh.close();
   ctx = (await createTenant(db, "relevance")).ctx;
   datasetId = (
     await createDataset(

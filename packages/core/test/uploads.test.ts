@@ -223,7 +223,7 @@ describe("registering an upload", () => {
   beforeAll(async () => {
     const fresh = await freshDatabase();
     db = fresh.db;
-    close = () => fresh.pglite.close();
+    close = () => fresh.close();
     const project = await createProject(db, { name: "uploads" });
     ctx = { db, projectId: project.id, loaded: new Map() };
     datasetId = (await createDataset(ctx, { name: "files" }, { embeddingModel: "local/hash" })).id;

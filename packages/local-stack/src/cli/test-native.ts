@@ -13,7 +13,12 @@ import { provisionNativePostgres } from "../native-postgres/provision.ts";
  * database on the server, so the run never sees data it did not write.
  */
 const log = (line: string) => console.error(`[test:native] ${line}`);
-const PROJECTS = [["domain-native"], ["e2e"]] as const;
+/** vitest runs, in order: the domain tier, the stack's native parts, the end-to-end tier */
+const RUNS = [
+  ["--project", "domain-native"],
+  ["--project", "stack", "packages/local-stack/test/native-stack.test.ts"],
+  ["--project", "e2e"],
+] as const;
 
 let cluster: NativePostgres | undefined;
 let clusterDir: string | undefined;
@@ -28,8 +33,8 @@ try {
   }
   log(`server ${serverUrl}`);
   status = 0;
-  for (const projects of PROJECTS) {
-    const code = await vitest(projects, serverUrl);
+  for (const run of RUNS) {
+    const code = await vitest(run, serverUrl);
     if (code !== 0) {
       status = code;
       break;
@@ -43,8 +48,8 @@ try {
 }
 process.exit(status);
 
-function vitest(projects: readonly string[], url: string): Promise<number> {
-  const args = ["vitest", "run", ...projects.flatMap((p) => ["--project", p])];
+function vitest(run: readonly string[], url: string): Promise<number> {
+  const args = ["vitest", "run", ...run];
   log(`pnpm ${args.join(" ")}`);
   const child = spawn("pnpm", args, {
     stdio: "inherit",

@@ -1,0 +1,97 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import {
+  createDataset,
+  deleteRow,
+  indexVectorBacklog,
+  type ProjectContext,
+  updateRow,
+  upsertRows,
+} from "../../src/index.ts";
+import { type FreshDatabase, freshDatabase, testEngine } from "../support/database.ts";
+import { checkInvariants } from "../support/invariants.ts";
+import { connectNative, type NativePool } from "../support/native-database.ts";
+import { createTenant } from "../support/tenant.ts";
+
+/**
+ * The vector graph under the two races the mix only hits by chance: a row updated (E8) or
+ * deleted (E14) while an indexer is moving it from the backlog into the graph. The interleaving
+ * is forced with a pause point that exists only in this test database: a row trigger on
+ * `vector_backlog` that sleeps when the deleting session asked for it (`quarry.test_pause`), so
+ * the indexer's statement has taken its snapshot and its backlog entries and then waits, while
+ * the writer runs and commits. Afterwards the graph must hold the row's current embedding, or
+ * nothing for a deleted row.
+ */
+
+let fresh: FreshDatabase;
+let ctx: ProjectContext;
+const pools: NativePool[] = [];
+beforeAll(async () => {
+  if (testEngine() !== "native") {
+    throw new Error("the concurrency suite runs on native PostgreSQL only (project domain-native)");
+  }
+  fresh = await freshDatabase("native");
+  ctx = (await createTenant(fresh.db, "races")).ctx;
+  await fresh.sql(`
+    CREATE FUNCTION test_pause_backlog_delete() RETURNS trigger LANGUAGE plpgsql AS $fn$
+    BEGIN
+      IF coalesce(current_setting('quarry.test_pause', true), '') <> '' THEN
+        PERFORM pg_sleep(current_setting('quarry.test_pause')::float8);
+      END IF;
+      RETURN OLD;
+    END
+    $fn$`);
+  await fresh.sql(`CREATE TRIGGER test_pause_backlog_delete BEFORE DELETE ON vector_backlog
+    FOR EACH ROW EXECUTE FUNCTION test_pause_backlog_delete()`);
+});
+afterAll(async () => {
+  await Promise.all(pools.map((pool) => pool.end()));
+  await fresh?.close();
+});
+
+/** An indexer whose deletes from the backlog pause `seconds` each (one session: `max` 1). */
+async function pausedIndexer(seconds: number) {
+  const { db, pool } = connectNative(fresh.url!, 1);
+  pools.push(pool);
+  await pool.query(`SET quarry.test_pause = '${seconds}'`);
+  return db;
+}
+
+async function oneBackloggedRow(name: string) {
+  const dataset = await createDataset(ctx, { name }, { embeddingModel: "local/hash" });
+  const written = await upsertRows(ctx, dataset.id, {
+    document_id: "d",
+    rows: [{ data: { text: "the comet over the harbor" } }],
+  });
+  return { datasetId: dataset.id, rowId: written.rows[0]!.id };
+}
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+describe("the vector graph while an indexer moves a row", () => {
+  it("holds the row's current embedding when E8 re-embeds it meanwhile", async () => {
+    const { datasetId, rowId } = await oneBackloggedRow("updated");
+    const indexer = await pausedIndexer(0.6);
+    const indexing = indexVectorBacklog(indexer, datasetId, 10);
+    await sleep(200); // the indexer is inside its statement now
+    const writer = connectNative(fresh.url!, 1);
+    pools.push(writer.pool);
+    await updateRow({ ...ctx, db: writer.db }, datasetId, String(rowId), {
+      data: { text: "a violin in the orchard" },
+    });
+    await indexing;
+    await indexVectorBacklog(fresh.db, datasetId, 10); // whatever the E8 put back in the backlog
+    expect(await checkInvariants(fresh, { datasetIds: [datasetId] })).toEqual([]);
+  });
+
+  it("holds nothing of a row E14 deletes meanwhile", async () => {
+    const { datasetId, rowId } = await oneBackloggedRow("deleted");
+    const indexer = await pausedIndexer(0.6);
+    const indexing = indexVectorBacklog(indexer, datasetId, 10);
+    await sleep(200);
+    const writer = connectNative(fresh.url!, 1);
+    pools.push(writer.pool);
+    await deleteRow({ ...ctx, db: writer.db }, datasetId, String(rowId));
+    await indexing;
+    expect(await checkInvariants(fresh, { datasetIds: [datasetId] })).toEqual([]);
+  });
+});

@@ -1,0 +1,144 @@
+import type { Database } from "@quarry/db";
+import { beforeAll, describe, expect, it } from "vitest";
+import {
+  createDataset,
+  indexVectorBacklog,
+  type ProjectContext,
+  upsertRows,
+} from "../src/index.ts";
+import { type FreshDatabase, useFreshDatabase } from "./support/database.ts";
+import { checkInvariants, findDifferences } from "./support/invariants.ts";
+import { createTenant } from "./support/tenant.ts";
+
+/**
+ * The recomputation the concurrency suite trusts (support/invariants.ts) must be able to fail:
+ * it holds on honestly written rows, and reports each structure corrupted by hand.
+ */
+let db: Database;
+let fresh: FreshDatabase;
+useFreshDatabase((d, f) => {
+  db = d;
+  fresh = f;
+});
+
+let ctx: ProjectContext;
+beforeAll(async () => {
+  ctx = (await createTenant(db, "invariants")).ctx;
+});
+
+/** A hybrid dataset with three documents: doc-a's rows in the graph, the rest in the backlog. */
+async function seeded(name: string): Promise<string> {
+  const dataset = await createDataset(
+    ctx,
+    { name, kind: "hybrid" },
+    { embeddingModel: "local/hash" },
+  );
+  const write = (id: string, texts: string[], metadata: Record<string, unknown> = {}) =>
+    upsertRows(ctx, dataset.id, {
+      document_id: id,
+      rows: texts.map((text) => ({ data: { text }, metadata })),
+    });
+  await write("doc-a", ["The comet passed the comet.", "Bread and butter", "Central bank bonds"], {
+    tag: "a",
+    tags: ["x", "y"],
+  });
+  await write("doc-b", ["A comet over the bakery", "Rye bread rises"], { tag: "b" });
+  await write("doc-c", ["Telescopes see far"]);
+  await indexVectorBacklog(db, dataset.id, 3);
+  return dataset.id;
+}
+
+describe("invariants", () => {
+  it("hold for rows written through the domain", async () => {
+    const datasetId = await seeded("clean");
+    expect(await checkInvariants(fresh, { datasetIds: [datasetId] })).toEqual([]);
+  });
+
+  it("report every structure corrupted by hand, and only that dataset", async () => {
+    const clean = await seeded("untouched");
+    const datasetId = await seeded("corrupted");
+    const rowOf = async (document: string, n: number) => {
+      const found = await fresh.sql<{ id: string | number }>(
+        "SELECT id FROM rows WHERE dataset_id = $1 AND document_id = $2 ORDER BY id OFFSET $3 LIMIT 1",
+        [datasetId, document, n],
+      );
+      return Number(found[0]!.id);
+    };
+    const [a0, a1, b0, c0] = [
+      await rowOf("doc-a", 0),
+      await rowOf("doc-a", 1),
+      await rowOf("doc-b", 0),
+      await rowOf("doc-c", 0),
+    ];
+    const corruptions: [string, unknown[]][] = [
+      [
+        "UPDATE keyword_datasets SET total_length = total_length + 5 WHERE dataset_id = $1",
+        [datasetId],
+      ],
+      ["INSERT INTO keyword_terms VALUES ($1, 'zzzbogus', 1, 1)", [datasetId]],
+      [
+        `UPDATE keyword_postings SET frequency = frequency + 1
+         WHERE dataset_id = $1 AND term = 'comet' AND document_id = 'doc-a'`,
+        [datasetId],
+      ],
+      ["INSERT INTO keyword_postings VALUES ($1, 'zzzghost', 'doc-a', 0, 0)", [datasetId]],
+      [
+        "UPDATE keyword_documents SET length = length + 1 WHERE dataset_id = $1 AND document_id = 'doc-b'",
+        [datasetId],
+      ],
+      [
+        `UPDATE row_filter_metadata SET metadata = metadata || '{"tag": "z"}'
+         WHERE dataset_id = $1 AND row_id = $2`,
+        [datasetId, b0],
+      ],
+      [
+        `DELETE FROM row_filter_terms WHERE row_id = $1
+         AND term_key = quarry_filter_term_key($2, 'tags', '"y"'::jsonb)`,
+        [a0, datasetId],
+      ],
+      // a vector left behind by a row that is gone
+      [
+        "INSERT INTO indexed_vectors SELECT 999999999, dataset_id, embedding FROM rows WHERE id = $1",
+        [a0],
+      ],
+      // a graph vector that is not its row's embedding any more
+      [
+        "UPDATE indexed_vectors SET embedding = (SELECT embedding FROM rows WHERE id = $2) WHERE row_id = $1",
+        [a1, c0],
+      ],
+      // a row that waits for the graph in neither place
+      ["DELETE FROM vector_backlog WHERE row_id = $1", [c0]],
+      ["DELETE FROM documents WHERE dataset_id = $1 AND id = 'doc-c'", [datasetId]],
+    ];
+    for (const [text, params] of corruptions) await fresh.sql(text, params);
+
+    const found = await findDifferences(fresh, { datasetIds: [datasetId] });
+    expect(found.map((d) => [d.structure, d.kind, d.count])).toEqual([
+      ["keyword_datasets", "wrong", 1],
+      ["keyword_terms", "unexpected", 1],
+      ["keyword_postings", "wrong", 1],
+      ["keyword_postings", "zero-count left", 1],
+      ["keyword_documents", "wrong", 1],
+      ["row_filter_metadata", "wrong", 1],
+      ["row_filter_terms", "missing", 1],
+      ["vector_backlog/indexed_vectors", "graph orphan", 1],
+      ["vector_backlog/indexed_vectors", "missing", 1],
+      ["vector_backlog/indexed_vectors", "stale", 1],
+      ["documents", "rows without their document", 1],
+    ]);
+    const lines = await checkInvariants(fresh, { datasetIds: [datasetId] });
+    expect(lines).toContain(
+      `keyword_terms unexpected (1): [${datasetId} zzzbogus] row_frequency=1, document_frequency=1, recomputed: absent`,
+    );
+    expect(lines).toContain(
+      `vector_backlog/indexed_vectors graph orphan (1): graph vector row 999999999 (dataset ${datasetId}): the row is gone`,
+    );
+    expect(lines).toContain(
+      `vector_backlog/indexed_vectors stale (1): graph vector row ${a1} (dataset ${datasetId}) is not the row's current embedding`,
+    );
+    expect(lines).toContain(
+      `documents rows without their document (1): 1 rows of document ${datasetId}/doc-c, which does not exist`,
+    );
+    expect(await checkInvariants(fresh, { datasetIds: [clean] })).toEqual([]);
+  });
+});
