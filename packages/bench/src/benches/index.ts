@@ -4,6 +4,7 @@ import { ingestBench } from "./ingest.ts";
 import { loadBench } from "./load.ts";
 import { rowsBench } from "./rows.ts";
 import { searchBench } from "./search.ts";
+import { writersBench } from "./writers.ts";
 
 /** Every `pnpm bench <name>`, by name. */
 export const benches: Record<string, Bench> = {
@@ -12,4 +13,5 @@ export const benches: Record<string, Bench> = {
   [ingestBench.name]: ingestBench,
   [completionsBench.name]: completionsBench,
   [loadBench.name]: loadBench,
+  [writersBench.name]: writersBench,
 };
