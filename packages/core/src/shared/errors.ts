@@ -81,3 +81,17 @@ export class UpstreamError extends ServiceError {
     super("upstream_error", message, options);
   }
 }
+
+/**
+ * A write that lost to concurrent writers of the same data every time it was retried: the
+ * caller may send it again (429, nothing was written). Contention is never a 500.
+ */
+export class ContentionError extends ServiceError {
+  constructor(attempts: number, options?: { cause?: unknown }) {
+    super(
+      "rate_limited",
+      `the write met concurrent writes to the same data ${attempts} times and was not applied; retry it`,
+      options,
+    );
+  }
+}

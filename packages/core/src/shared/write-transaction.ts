@@ -1,6 +1,6 @@
 import type { Database } from "@quarry/db";
 import { sql } from "drizzle-orm";
-import { NotFoundError } from "./errors.ts";
+import { ContentionError, NotFoundError } from "./errors.ts";
 
 /**
  * SQLSTATEs after which running the whole transaction again is right: a deadlock victim
@@ -8,21 +8,24 @@ import { NotFoundError } from "./errors.ts";
  */
 const CONTENTION_CODES = new Set(["40P01", "40001"]);
 
-/** Attempts of one write before contention reaches the caller (as a 500: it is a fault). */
+/** Attempts of one write before contention reaches the caller (a 429 it may retry). */
 export const WRITE_ATTEMPTS = 5;
 
 /**
  * Runs `write` again, from the start, when the database chose it as a deadlock victim or
  * could not serialise it, up to `WRITE_ATTEMPTS` times with a short jittered backoff. The
  * lock order of packages/db/CONCURRENCY.md makes both rare; this keeps the rare case from becoming
- * an error. `write` must be a whole transaction (or a single statement): it is repeated.
+ * an error; contention that outlasts every attempt is a `ContentionError` (429: nothing was
+ * written, send it again), never a 500. `write` must be a whole transaction (or a single
+ * statement): it is repeated.
  */
 export async function retryOnContention<T>(write: () => Promise<T>): Promise<T> {
   for (let attempt = 1; ; attempt++) {
     try {
       return await write();
     } catch (error) {
-      if (attempt >= WRITE_ATTEMPTS || !isContention(error)) throw error;
+      if (!isContention(error)) throw error;
+      if (attempt >= WRITE_ATTEMPTS) throw new ContentionError(attempt, { cause: error });
       await new Promise((resolve) => setTimeout(resolve, backoffMs(attempt)));
     }
   }

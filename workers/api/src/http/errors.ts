@@ -34,6 +34,8 @@ export const ErrorEnvelope = z
   .openapi("Error");
 
 export function errorResponse(c: Context<HonoEnv>, code: ErrorCode, message: string): Response {
+  // Nothing was done and the same request may succeed in a moment (contention): say when.
+  if (code === "rate_limited") c.header("Retry-After", "1");
   return c.json(envelope(c, code, message), codeToStatus[code]);
 }
 
