@@ -30,6 +30,8 @@ function usage(problem?: string): never {
       "                native without DATABASE_URL provisions and starts a cluster for the run",
       "  LOAD_CLIENTS  load: concurrent clients (default 16)",
       "  LOAD_SECONDS  load: duration in seconds (default 60 × BENCH_SCALE)",
+      "  WRITERS          writers: concurrent writers (default 8)",
+      "  WRITERS_SECONDS  writers: seconds per phase (default 60 × BENCH_SCALE)",
       "",
     ].join("\n"),
   );

@@ -7,6 +7,7 @@ import {
   createDataset,
   deleteDataset,
   deleteDocument,
+  EF_SEARCH_DEFAULTS,
   getDataset,
   getDocument,
   listDatasets,
@@ -49,7 +50,13 @@ describe("datasets", () => {
     expect(dataset.id).toMatch(/^ds_[0-9a-z]{20}$/);
     expect(await getDataset(ctx, dataset.id)).toEqual({
       ...dataset,
-      vector_index: { pending_rows: 0 },
+      // not measured yet: the model family's default list size
+      vector_index: {
+        pending_rows: 0,
+        ef_search: EF_SEARCH_DEFAULTS.local,
+        recall_at_10: null,
+        measured_rows: null,
+      },
     });
   });
 

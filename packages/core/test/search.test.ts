@@ -171,7 +171,11 @@ describe("E2 semantic search", () => {
     await db.execute(sql`SET enable_seqscan = off`); // 8 rows: make the planner show its choice
     try {
       const [vector] = await new LocalHashEmbedder(384).embed(["comet"]);
-      const statement = new SemanticSearch({ id: datasetId, dimensions: 384 }, vector!, undefined);
+      const statement = new SemanticSearch(
+        { id: datasetId, dimensions: 384, embeddingModel: "local/hash", efSearch: null },
+        vector!,
+        undefined,
+      );
       const plan = await rowsOf<Record<string, string>>(sql`EXPLAIN ${statement.rankSql(3)}`);
       expect(plan.map((p) => Object.values(p)[0]).join("\n")).toContain(`Index Scan using ${name}`);
     } finally {

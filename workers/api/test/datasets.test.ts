@@ -26,9 +26,10 @@ describe("datasets API", () => {
     });
     const id = created.body.id;
 
+    // ef_search: the hash embedder's default until the graph is measured (1,000+ vectors)
     expect((await call(`/api/datasets/${id}`, { token: key })).body).toEqual({
       ...created.body,
-      vector_index: { pending_rows: 0 },
+      vector_index: { pending_rows: 0, ef_search: 400, recall_at_10: null, measured_rows: null },
     });
     expect((await call("/api/datasets", { token: key })).body).toEqual([created.body]);
 
@@ -94,5 +95,38 @@ describe("datasets API", () => {
     );
     expect((await call("/api/datasets", { token: intruder.key })).body).toEqual([]);
     expect((await call(`/api/datasets/${dataset.id}`, { token: owner.key })).status).toBe(200);
+  });
+
+  it("measures the graph's ef_search once it holds 1,000 vectors (the ingest worker, after indexing)", async () => {
+    const { key } = await createTenant();
+    const id = (await call("/api/datasets", { method: "POST", token: key, body: { name: "big" } }))
+      .body.id;
+    const words = "comets bread bonds tides glaciers roses lanterns orchards violins harbors".split(
+      " ",
+    );
+    const written = await call(`/api/datasets/${id}/rows/upsert`, {
+      method: "POST",
+      token: key,
+      body: {
+        document_id: "d",
+        rows: Array.from({ length: 1000 }, (_, i) => ({
+          data: { text: `${words[i % 10]} ${words[(i * 7) % 10]} ${words[(i * 3) % 10]} n${i}` },
+        })),
+      },
+    });
+    expect(written.status).toBe(200);
+    const deadline = Date.now() + 50_000;
+    for (;;) {
+      const { vector_index } = (await call(`/api/datasets/${id}`, { token: key })).body;
+      if (vector_index.measured_rows !== null) {
+        expect(vector_index).toMatchObject({ pending_rows: 0, measured_rows: 1000 });
+        expect(vector_index.ef_search).toBeGreaterThanOrEqual(40);
+        expect(vector_index.ef_search).toBeLessThanOrEqual(1000);
+        expect(vector_index.recall_at_10).toBeGreaterThan(0);
+        break;
+      }
+      if (Date.now() > deadline) throw new Error(`not measured: ${JSON.stringify(vector_index)}`);
+      await new Promise((r) => setTimeout(r, 250));
+    }
   });
 });

@@ -1,5 +1,6 @@
 import {
   abandonedReason,
+  calibrateEfSearch,
   foldKeywordDeltas,
   type IngestDeps,
   indexVectorBacklog,
@@ -84,6 +85,22 @@ export default {
               VECTOR_INDEX_ROWS_PER_MESSAGE,
             );
             log("info", "vectors indexed", { dataset: body.datasetId, folded, ...progress });
+            // A drained backlog: the graph holds every vector, the moment to measure the
+            // candidate list size it needs, when it has grown enough since the last time (the
+            // check is one small read). A failed measurement is only logged: the indexing is done.
+            if (progress.pending === 0) {
+              try {
+                const tuning = await calibrateEfSearch(db, body.datasetId);
+                if (tuning.measured) {
+                  log("info", "ef_search calibrated", { dataset: body.datasetId, ...tuning });
+                }
+              } catch (error) {
+                log("warn", "ef_search calibration failed", {
+                  dataset: body.datasetId,
+                  reason: error instanceof Error ? error.message : String(error),
+                });
+              }
+            }
             // None moved while some wait: another indexer holds them and carries on.
             if (progress.pending > 0 && progress.indexed > 0) await realDeps.enqueue(body);
             message.ack();

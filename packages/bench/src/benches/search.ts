@@ -1,7 +1,7 @@
 import { scaleVectors } from "@quarry/core";
 import { LocalHashEmbedder } from "@quarry/providers";
 import pg from "pg";
-import { createQuarryApi, type RowInput } from "../harness/api.ts";
+import { createQuarryApi, type Dataset, type RowInput } from "../harness/api.ts";
 import { type Bench, scaled } from "../harness/bench.ts";
 import { runConcurrent } from "../harness/concurrency.ts";
 import { explainAnalyze, type PlanSummary } from "../harness/explain.ts";
@@ -96,7 +96,9 @@ export const searchBench: Bench = {
     const load = await loadRows(api, dataset.id, total, progress);
     // Rows are searchable once written (their vectors wait in a backlog that is ranked
     // exactly); the latencies below are those of the HNSW graph, so it must hold every row.
-    load.index_catch_up_s = await waitForVectorIndex(api, dataset.id, progress);
+    const indexed = await waitForVectorIndex(api, dataset.id, total, progress);
+    load.index_catch_up_s = indexed.seconds;
+    const vectorIndex = indexed.vectorIndex;
 
     const cases: Record<string, (i: number) => Promise<number>> = {
       // The floor every request pays before searching: a database connection, the key and
@@ -171,9 +173,17 @@ export const searchBench: Bench = {
         ? await measureRecall(http, path("search"), token, db, dataset.id, vectorOf, progress)
         : undefined;
       const raw = target.databaseUrl
-        ? await measureRawSql(target.databaseUrl, dataset.id, embeddingOf, progress)
+        ? await measureRawSql(
+            target.databaseUrl,
+            dataset.id,
+            vectorIndex.ef_search,
+            embeddingOf,
+            progress,
+          )
         : undefined;
-      const plans = db ? await explainSearch(db, dataset.id, embeddingOf(1)) : undefined;
+      const plans = db
+        ? await explainSearch(db, dataset.id, vectorIndex.ef_search, embeddingOf(1))
+        : undefined;
 
       const semantic = concurrent.e2_semantic as Summary;
       const httpVsRaw = raw
@@ -197,6 +207,8 @@ export const searchBench: Bench = {
         e2_semantic_p95_ms: semantic.p95,
         e3_p50_ms: (concurrent.e3 as Summary).p50,
         recall_at_10: recall ? { plain: recall.plain, filtered: recall.filtered } : null,
+        // the HNSW list size E2 searched with (and the raw baseline too), as GET dataset shows it
+        vector_index: vectorIndex,
         http_vs_raw: httpVsRaw,
         concurrent_ms: concurrent,
         sequential_ms: sequential,
@@ -344,19 +356,47 @@ async function loadRows(
   };
 }
 
-/** Seconds from now until no row of the dataset waits for its HNSW graph. */
+type VectorIndexState = NonNullable<Dataset["vector_index"]>;
+
+/**
+ * Seconds from now until no row of the dataset waits for its HNSW graph, and the graph's state
+ * then. The ingest worker measures the graph's `ef_search` once the backlog drains (when it has
+ * doubled since the last measurement): this waits for that too (at most 5 minutes), so the
+ * searches below run with the value the dataset keeps.
+ */
 async function waitForVectorIndex(
   api: ReturnType<typeof createQuarryApi>,
   datasetId: string,
+  rows: number,
   progress: (line: string) => void,
-): Promise<number> {
+): Promise<{ seconds: number; vectorIndex: VectorIndexState }> {
   const wall = startTimer();
+  let drained: number | undefined;
   let lastReport = 0;
   for (;;) {
-    const pending = (await api.getDataset(datasetId)).body.vector_index?.pending_rows ?? 0;
-    if (pending === 0) return round(wall() / 1000, 1);
+    const state = (await api.getDataset(datasetId)).body.vector_index;
+    if (!state) throw new Error("GET dataset shows no vector_index");
+    if (state.pending_rows === 0) {
+      drained ??= round(wall() / 1000, 1);
+      const measuring =
+        rows >= 1000 && (state.measured_rows === null || state.measured_rows * 2 <= rows);
+      if (!measuring) {
+        progress(
+          `index: ef_search ${state.ef_search} (recall@10 ${state.recall_at_10} at ${state.measured_rows} rows)`,
+        );
+        return { seconds: drained, vectorIndex: state };
+      }
+      if (wall() - drained * 1000 > 300_000) {
+        progress(`index: no ef_search measurement after 5 minutes; using ${state.ef_search}`);
+        return { seconds: drained, vectorIndex: state };
+      }
+    }
     if (wall() - lastReport > 10_000) {
-      progress(`index: ${fmt(pending)} rows wait for the HNSW graph`);
+      progress(
+        state.pending_rows > 0
+          ? `index: ${fmt(state.pending_rows)} rows wait for the HNSW graph`
+          : "index: waiting for the ef_search measurement",
+      );
       lastReport = wall();
     }
     await new Promise((r) => setTimeout(r, 500));
@@ -365,8 +405,8 @@ async function waitForVectorIndex(
 
 /**
  * The statement E2 semantic sends (`SemanticSearch.rankSql` in
- * packages/core/src/search/search-rows.ts, HNSW list size by dataset size included), for the
- * raw baseline. Keep the two in step.
+ * packages/core/src/search/search-rows.ts), for the raw baseline, with the same HNSW list size:
+ * the dataset's `ef_search` as GET dataset shows it ($5), never below top_k. Keep the two in step.
  */
 const SEMANTIC_SQL = `WITH quarry_query_vector AS MATERIALIZED (
   SELECT ($1::int4[]::vector * (SELECT array_fill(power(2::float8, $4::int)::real,
@@ -384,14 +424,15 @@ FROM ((SELECT v.row_id AS id, (v.embedding::vector(${DIMENSIONS}) <=> QUERY) AS 
        ORDER BY 2, 1 LIMIT $3::int)) AS c JOIN rows r ON r.id = c.id
 ORDER BY c.distance, c.id
 LIMIT (SELECT $3::int FROM (SELECT set_config('hnsw.ef_search',
-  greatest($3::int, least(1000, greatest(100, round(70::float8 * sqrt(coalesce((
-    SELECT row_count FROM keyword_datasets WHERE dataset_id = $2), 0) / 1000.0)))::int))::text,
-  true)) AS s)`.replaceAll("QUERY", "(SELECT v FROM quarry_query_vector)");
+  least(1000, greatest($3::int, $5::int))::text, true)) AS s)`.replaceAll(
+  "QUERY",
+  "(SELECT v FROM quarry_query_vector)",
+);
 
 /** SEMANTIC_SQL's parameters: the query vector as core sends it (scaled integers). */
-function semanticParams(vector: number[], datasetId: string): unknown[] {
+function semanticParams(vector: number[], datasetId: string, efSearch: number): unknown[] {
   const scaled = scaleVectors([vector]);
-  return [scaled.integers[0], datasetId, TOP_K, -scaled.exponent];
+  return [scaled.integers[0], datasetId, TOP_K, -scaled.exponent, efSearch];
 }
 
 /** Exact top-10 by cosine distance: the materialized CTE keeps the vector index out. */
@@ -446,6 +487,7 @@ async function measureRecall(
 async function measureRawSql(
   databaseUrl: string,
   datasetId: string,
+  efSearch: number,
   embeddingOf: (i: number) => number[],
   progress: (line: string) => void,
 ) {
@@ -459,7 +501,10 @@ async function measureRawSql(
   try {
     const run = async (client: pg.Client, i: number) => {
       const elapsed = startTimer();
-      const found = await client.query(SEMANTIC_SQL, semanticParams(embeddingOf(i), datasetId));
+      const found = await client.query(
+        SEMANTIC_SQL,
+        semanticParams(embeddingOf(i), datasetId, efSearch),
+      );
       if (found.rows.length !== TOP_K)
         throw new Error(`raw SQL returned ${found.rows.length} rows`);
       return elapsed();
@@ -497,9 +542,13 @@ async function measureRawSql(
 }
 
 /** Plans of E2's queries as the service sends them: the HNSW index must appear. */
-async function explainSearch(db: pg.Client, datasetId: string, vector: number[]) {
+async function explainSearch(db: pg.Client, datasetId: string, efSearch: number, vector: number[]) {
   const plans: Record<string, PlanSummary> = {
-    e2_semantic: await explainAnalyze(db, SEMANTIC_SQL, semanticParams(vector, datasetId)),
+    e2_semantic: await explainAnalyze(
+      db,
+      SEMANTIC_SQL,
+      semanticParams(vector, datasetId, efSearch),
+    ),
   };
   return plans;
 }

@@ -10,8 +10,16 @@ export interface Dataset {
   kind: "standard" | "hybrid";
   embedding_model: string;
   dimensions: number;
-  /** on GET of one dataset: rows not yet in its HNSW graph */
-  vector_index?: { pending_rows: number };
+  /**
+   * on GET of one dataset: rows not yet in its HNSW graph, and the HNSW list size its searches
+   * use (measured at `measured_rows` graph vectors with `recall_at_10`; both null until then)
+   */
+  vector_index?: {
+    pending_rows: number;
+    ef_search: number;
+    recall_at_10: number | null;
+    measured_rows: number | null;
+  };
 }
 
 export interface RowInput {

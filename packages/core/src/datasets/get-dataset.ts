@@ -1,17 +1,38 @@
 import { pendingVectorRows } from "../search/vector-backlog.ts";
+import { datasetEfSearch } from "../search/vector-search-tuning.ts";
 import type { ProjectContext } from "../shared/context.ts";
 import { type DatasetView, toDatasetView } from "./dataset-view.ts";
 import { requireDataset } from "./require-dataset.ts";
 
-/** One dataset, with the state of its vector index (how many rows wait for the graph). */
+/**
+ * One dataset, with the state of its vector index: how many rows wait for the graph, and the
+ * HNSW candidate list size its searches use — measured on its graph (`recall_at_10` at that
+ * size, over `measured_rows` graph vectors), or the model family's default until then (both
+ * null).
+ */
 export interface DatasetDetailView extends DatasetView {
-  vector_index: { pending_rows: number };
+  vector_index: {
+    pending_rows: number;
+    ef_search: number;
+    recall_at_10: number | null;
+    measured_rows: number | null;
+  };
 }
 
 export async function getDataset(
   ctx: ProjectContext,
   datasetId: string,
 ): Promise<DatasetDetailView> {
-  const dataset = toDatasetView(await requireDataset(ctx, datasetId));
-  return { ...dataset, vector_index: { pending_rows: await pendingVectorRows(ctx.db, datasetId) } };
+  const record = await requireDataset(ctx, datasetId);
+  return {
+    ...toDatasetView(record),
+    vector_index: {
+      pending_rows: await pendingVectorRows(ctx.db, datasetId),
+      ef_search: datasetEfSearch(record),
+      // a `real`: 0.97 comes back as 0.9700000286
+      recall_at_10:
+        record.efSearchRecall === null ? null : Math.round(record.efSearchRecall * 10_000) / 10_000,
+      measured_rows: record.efSearchRows,
+    },
+  };
 }

@@ -1,3 +1,4 @@
+export * from "./calibrate-ef-search.ts";
 export * from "./document-filtered-search.ts";
 export * from "./keyword-deltas.ts";
 export * from "./search-documents.ts";
@@ -7,3 +8,4 @@ export * from "./search-results.ts";
 export * from "./search-rows.ts";
 export * from "./vector-backlog.ts";
 export * from "./vector-index-requests.ts";
+export * from "./vector-search-tuning.ts";

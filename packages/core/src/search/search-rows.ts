@@ -11,6 +11,7 @@ import { queryRows } from "./query-rows.ts";
 import { vectorExpression, vectorType } from "./search-indexes.ts";
 import { parseRowSearch } from "./search-params.ts";
 import { type ScoredRow, type SearchResult, toSearchResult } from "./search-results.ts";
+import { datasetEfSearch, MAX_EF_SEARCH } from "./vector-search-tuning.ts";
 
 /**
  * E2: the dataset's rows ranked by `confidence = alpha · semantic + (1 − alpha) · keyword`
@@ -49,10 +50,6 @@ export interface RankRowsInput {
 
 /** Tuning of the candidate sets; see the functions that use them. */
 export const SEARCH_TUNING = {
-  /** HNSW candidate list size, by dataset size; see `SemanticSearch.efSearch` */
-  efSearchMin: 100,
-  efSearchMax: 1000,
-  efSearchPerSqrtThousand: 70,
   /**
    * A filter passed by at most this many rows ranks them all exactly; by more, the HNSW index
    * is searched with the filter (iterative scan). At 100k rows, 1,000 exact distances cost
@@ -105,7 +102,7 @@ export class SemanticSearch {
   readonly #vector: number[];
 
   constructor(
-    readonly dataset: Pick<DatasetRecord, "id" | "dimensions">,
+    readonly dataset: Pick<DatasetRecord, "id" | "dimensions" | "embeddingModel" | "efSearch">,
     vector: number[],
     readonly filter: SQL | undefined,
   ) {
@@ -147,12 +144,10 @@ export class SemanticSearch {
    */
   candidatesSql(limit: number): SQL {
     const graph = vectorExpression(this.dataset.dimensions, "v.embedding");
-    const ofGraph = sql`FROM indexed_vectors v WHERE v.dataset_id = ${this.dataset.id}`;
     const ofBacklog = sql`FROM vector_backlog b JOIN rows r ON r.id = b.row_id
       WHERE b.dataset_id = ${this.dataset.id} AND r.embedding IS NOT NULL`;
     if (!this.filter) {
-      return sql`(SELECT v.row_id AS id, (${graph} <=> ${this.queryVector}) AS distance ${ofGraph}
-        ORDER BY ${graph} <=> ${this.queryVector} LIMIT ${limit}::int)
+      return sql`(${this.graphSql(sql`LIMIT ${limit}::int`)})
       UNION ALL
       (SELECT r.id, ${this.distance()} AS distance ${ofBacklog} ORDER BY 2, 1 LIMIT ${limit}::int)`;
     }
@@ -177,6 +172,18 @@ export class SemanticSearch {
        ORDER BY 2, 1 LIMIT ${limit}::int)`;
   }
 
+  /**
+   * The graph's nearest `(id, distance)` by an HNSW scan, nearest first: the expression and the
+   * `dataset_id` predicate are the index's, so the planner can use it. `limit` is the LIMIT
+   * clause (`LIMIT n`, or `limit()` to apply the settings in the same statement).
+   */
+  graphSql(limit: SQL): SQL {
+    const graph = vectorExpression(this.dataset.dimensions, "v.embedding");
+    return sql`SELECT v.row_id AS id, (${graph} <=> ${this.queryVector}) AS distance
+      FROM indexed_vectors v WHERE v.dataset_id = ${this.dataset.id}
+      ORDER BY ${graph} <=> ${this.queryVector} ${limit}`;
+  }
+
   /** Pure semantic ranking of the `topK` nearest rows. */
   rankSql(topK: number): SQL {
     return sql`WITH ${this.queryVectorCte()}
@@ -187,17 +194,12 @@ export class SemanticSearch {
   }
 
   /**
-   * HNSW's candidate list: `efSearchPerSqrtThousand · √(rows / 1000)` within
-   * [efSearchMin, efSearchMax], and never below the rows asked for. A graph's recall at a given
-   * list size falls as it grows; this keeps recall@10 ≥ 0.95 on the search benchmark from a
-   * few thousand rows to 100k (short queries over clustered prose, `local/hash`, m = 16) while
-   * small datasets stay cheap. Read from the dataset's statistics row, inside the statement.
+   * HNSW's candidate list: the dataset's own, measured on its graph for recall@10 (see
+   * `calibrateEfSearch`), or its model family's default until then (`datasetEfSearch`); never
+   * below the rows asked for, and at most pgvector's ceiling.
    */
-  efSearch(candidates: number): SQL {
-    const t = SEARCH_TUNING;
-    return sql`greatest(${candidates}::int, least(${t.efSearchMax}::int, greatest(${t.efSearchMin}::int,
-      round(${t.efSearchPerSqrtThousand}::float8 * sqrt(coalesce((
-        SELECT row_count FROM keyword_datasets WHERE dataset_id = ${this.dataset.id}), 0) / 1000.0)))::int))::text`;
+  efSearch(candidates: number): number {
+    return Math.min(MAX_EF_SEARCH, Math.max(candidates, datasetEfSearch(this.dataset)));
   }
 
   /**
@@ -208,7 +210,9 @@ export class SemanticSearch {
    * separate round trip and leaks into no other query.
    */
   limit(count: number, candidates: number): SQL {
-    const settings: [string, SQL][] = [["hnsw.ef_search", this.efSearch(candidates)]];
+    const settings: [string, SQL][] = [
+      ["hnsw.ef_search", sql`${String(this.efSearch(candidates))}::text`],
+    ];
     if (this.filter) {
       settings.push(
         ["hnsw.iterative_scan", sql`${"relaxed_order"}::text`],

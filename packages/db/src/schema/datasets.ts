@@ -1,4 +1,4 @@
-import { index, integer, jsonb, pgTable, text, timestamp } from "drizzle-orm/pg-core";
+import { index, integer, jsonb, pgTable, real, text, timestamp } from "drizzle-orm/pg-core";
 import { projects } from "./projects.ts";
 
 export type DatasetKind = "standard" | "hybrid";
@@ -26,6 +26,19 @@ export const datasets = pgTable(
     metadataColumns: jsonb("metadata_columns").$type<MetadataColumnDefinition[]>().notNull(),
     embeddingModel: text("embedding_model").notNull(),
     dimensions: integer("dimensions").notNull(),
+    /**
+     * HNSW candidate list size (`hnsw.ef_search`) for the dataset's searches, measured by
+     * `calibrateEfSearch` on its own graph; null until measured (the model family's default
+     * applies, `vector-search-tuning.ts`). The calibration updates only these four columns,
+     * never `id`: its UPDATE takes `FOR NO KEY UPDATE`, which does not conflict with writers'
+     * `FOR KEY SHARE` (packages/db/CONCURRENCY.md).
+     */
+    efSearch: integer("ef_search"),
+    /** recall@10 measured at `ef_search` against exact search, in [0, 1] */
+    efSearchRecall: real("ef_search_recall"),
+    /** vectors in the dataset's graph when it was measured */
+    efSearchRows: integer("ef_search_rows"),
+    efSearchMeasuredAt: timestamp("ef_search_measured_at", { withTimezone: true, mode: "date" }),
     createdAt: timestamp("created_at", { withTimezone: true, mode: "date" }).notNull().defaultNow(),
   },
   (t) => [index("datasets_project_created_idx").on(t.projectId, t.createdAt, t.id)],

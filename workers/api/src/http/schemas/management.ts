@@ -42,7 +42,10 @@ export const CreateDatasetBody = z
     name: Name,
     kind: z.enum(["standard", "hybrid"]).optional(),
     columns: z.array(ColumnSchema).min(1).max(32).optional(),
-    metadata_columns: z.array(MetadataColumnSchema).max(64).optional(),
+    metadata_columns: z.array(MetadataColumnSchema).max(64).optional().openapi({
+      description:
+        "Typed metadata keys. CSV uploads turn these columns' cells into metadata of the type (empty cells are left out), and every write of metadata (E5, E8, E9, E11–E13) must give a declared key exactly its type or leave it out (`null` is refused): otherwise 400 `expected <type>` and nothing is written. Undeclared keys stay free-form.",
+    }),
     embedding_model: z.string().min(1).max(200).optional().openapi({ example: "local/hash" }),
     dimensions: z.number().int().min(1).max(4000).optional(),
   })
@@ -73,6 +76,23 @@ export const DatasetDetailSchema = DatasetSchema.extend({
         .describe(
           "Rows stored but not yet in the dataset's HNSW graph. They are searchable already (ranked exactly); the ingest worker indexes them shortly after each write.",
         ),
+      ef_search: z
+        .number()
+        .int()
+        .describe(
+          "HNSW candidate list size (pgvector's hnsw.ef_search) the dataset's searches use (at least top_k): measured on the dataset's own graph as the smallest size reaching recall@10 ≥ 0.97, or the embedding model family's default until then (graphs under 1,000 vectors are not measured). Measured again each time the graph doubles.",
+        ),
+      recall_at_10: z
+        .number()
+        .nullable()
+        .describe(
+          "Recall@10 measured at ef_search against exact search, over query vectors near stored ones (a stored vector plus one of its ten nearest neighbours); null until measured.",
+        ),
+      measured_rows: z
+        .number()
+        .int()
+        .nullable()
+        .describe("Vectors in the graph when ef_search was measured; null until measured."),
     })
     .describe("State of the dataset's vector index"),
 }).openapi("DatasetDetail");
@@ -82,7 +102,12 @@ export const DocumentSchema = z
     id: z.string(),
     dataset_id: z.string(),
     filename: z.string().nullable(),
-    url: z.string().nullable(),
+    url: z
+      .string()
+      .nullable()
+      .describe(
+        "For a stored file, its storage key `/<dataset_id>/<document_id>/<file name>` (not a link: open the file with `GET /api/datasets/{id}/documents/{document_id}/file`); for E5, the `url` given. Rows carry it in their metadata.",
+      ),
     status: z.enum(["queued", "processing", "ready", "failed"]),
     error: z.string().nullable(),
     row_count: z.number().int(),

@@ -1,0 +1,245 @@
+import { type Database, datasets } from "@quarry/db";
+import { and, eq, isNull, type SQL, sql } from "drizzle-orm";
+import type { DatasetRecord } from "../datasets/dataset-view.ts";
+import { queryRows } from "./query-rows.ts";
+import { vectorExpression } from "./search-indexes.ts";
+import { SemanticSearch } from "./search-rows.ts";
+import { MAX_EF_SEARCH } from "./vector-search-tuning.ts";
+
+/** How `calibrateEfSearch` measures; see there. */
+export const EF_SEARCH_CALIBRATION = {
+  /** graph vectors before the first measurement (below, the family default serves) */
+  minRows: 1000,
+  /** measure again once the graph has grown this many times since the last measurement */
+  growth: 2,
+  /** query vectors per measurement */
+  queries: 30,
+  /** recall@k is measured for this k (E2's top_k is 3 by default, 10 is what users test) */
+  k: 10,
+  /**
+   * Recall@10 the chosen list size must reach on the sample: above the 0.95 users are
+   * promised, as headroom for the sample's noise (±0.01 over 300 neighbours) and for the
+   * graph growing until the next measurement.
+   */
+  targetRecall: 0.97,
+  /** list sizes tried, smallest first (pgvector's default is 40, its ceiling 1,000) */
+  ladder: [40, 64, 100, 160, 250, 400, 640, MAX_EF_SEARCH],
+} as const;
+
+export type EfSearchCalibration =
+  | {
+      measured: false;
+      /** why not: not due yet, the dataset is gone, or its graph is too small to measure */
+      reason: "not_due" | "no_dataset" | "too_small";
+      /** the figure the decision was made on (rows or graph vectors) */
+      rows: number;
+    }
+  | {
+      measured: true;
+      efSearch: number;
+      /** recall@10 at `efSearch` over the sample */
+      recall: number;
+      /** vectors in the graph when measured */
+      rows: number;
+      queries: number;
+      /** whether this measurement was stored (false: another calibration stored one first) */
+      stored: boolean;
+      ms: number;
+    };
+
+type Tuned = Pick<DatasetRecord, "id" | "dimensions" | "embeddingModel" | "efSearchRows">;
+
+/**
+ * Measures the HNSW candidate list size a dataset's graph needs for recall@10 ≥
+ * `targetRecall`, and stores it on the dataset (`ef_search`, with the recall measured, the
+ * graph's size and the time), when it is due: first once the graph holds `minRows` vectors,
+ * then each time it has grown `growth` times. Deciding costs one small statement (the dataset's
+ * row and its keyword statistics, which count the rows that have text, i.e. the embedded ones),
+ * so the vector indexer calls this after every drained backlog.
+ *
+ * The measurement: `queries` query vectors, each the normalised sum of a random vector of the
+ * graph and one of its ten exact nearest neighbours — a query that lands inside a topic, as a
+ * search does, yet is not itself stored (sums of two unrelated vectors, whose neighbours sit in
+ * two distant regions, are far harder than real queries and drove every graph to the ceiling:
+ * at 100k `local/hash` rows they need ef_search 1000 for 0.95, the bench's text queries 640
+ * for 0.975). Each query is ranked exactly
+ * over the graph's vectors and then by the graph itself at increasing list sizes (`ladder`),
+ * through the statement E2 uses (`SemanticSearch.graphSql`, settings applied by its LIMIT), so
+ * it measures the real index with the real expression and predicate. The smallest size whose
+ * recall reaches the target wins; if none does, the ceiling, with the recall it reached.
+ *
+ * Concurrency (packages/db/CONCURRENCY.md): only plain reads, one statement each (no
+ * transaction held across them, so an embedded database serves other requests in between),
+ * and one UPDATE of the dataset's non-key columns, which takes `FOR NO KEY UPDATE` — no
+ * conflict with writers' `FOR KEY SHARE`. A concurrent calibration of the same dataset stores
+ * nothing (the UPDATE is a compare-and-set on the previous measurement).
+ */
+export async function calibrateEfSearch(
+  db: Database,
+  datasetId: string,
+  options: { force?: boolean } = {},
+): Promise<EfSearchCalibration> {
+  const started = Date.now();
+  const c = EF_SEARCH_CALIBRATION;
+  const [state] = await queryRows<Tuned & { rows: number | string | null }>(
+    db,
+    sql`SELECT d.id, d.dimensions, d.embedding_model AS "embeddingModel",
+               d.ef_search_rows AS "efSearchRows",
+               (SELECT k.row_count + coalesce((SELECT sum(x.row_count) FROM keyword_dataset_deltas x
+                                               WHERE x.dataset_id = k.dataset_id), 0)
+                FROM keyword_datasets k WHERE k.dataset_id = d.id) AS rows
+        FROM datasets d WHERE d.id = ${datasetId}`,
+  );
+  if (!state) return { measured: false, reason: "no_dataset", rows: 0 };
+  const dataset: Tuned = {
+    id: state.id,
+    dimensions: Number(state.dimensions),
+    embeddingModel: state.embeddingModel,
+    efSearchRows: state.efSearchRows === null ? null : Number(state.efSearchRows),
+  };
+  const due = dueAt(dataset.efSearchRows);
+  const rows = Number(state.rows ?? 0);
+  if (!options.force && rows < due) return { measured: false, reason: "not_due", rows };
+
+  const sample = await sampleGraph(db, dataset, c.queries);
+  if (sample.rows < (options.force ? c.k : c.minRows) || (!options.force && sample.rows < due)) {
+    return { measured: false, reason: "too_small", rows: sample.rows };
+  }
+  const queries = await neighbourQueries(db, dataset, sample.vectors);
+  if (queries.length === 0) return { measured: false, reason: "too_small", rows: sample.rows };
+  const k = Math.min(c.k, sample.rows);
+
+  // The k-th exact distance of each query: a graph result at most this far is a true neighbour
+  // (so ties at the boundary count as found, as in ann-benchmarks).
+  const kth: number[] = [];
+  for (const query of queries) {
+    const exact = await queryRows<{ distance: number | string }>(db, exactSql(dataset, query, k));
+    kth.push(Number(exact[exact.length - 1]?.distance ?? 0));
+  }
+
+  const wanted = queries.length * k;
+  const allowedMisses = Math.floor(wanted * (1 - c.targetRecall) + 1e-9);
+  let chosen: { efSearch: number; recall: number } | undefined;
+  for (const efSearch of c.ladder) {
+    let missed = 0;
+    for (const [i, query] of queries.entries()) {
+      const s = new SemanticSearch({ ...dataset, efSearch }, query, undefined);
+      const got = await queryRows<{ distance: number | string }>(
+        db,
+        sql`WITH ${s.queryVectorCte()} ${s.graphSql(s.limit(k, k))}`,
+      );
+      const hits = got.filter((r) => Number(r.distance) <= (kth[i] ?? 0) + 1e-6).length;
+      missed += k - Math.min(hits, k);
+      // Already below the target at this size: on to the next one.
+      if (missed > allowedMisses && efSearch < MAX_EF_SEARCH) break;
+    }
+    if (missed <= allowedMisses || efSearch === MAX_EF_SEARCH) {
+      chosen = { efSearch, recall: Math.round(((wanted - missed) / wanted) * 10_000) / 10_000 };
+      break;
+    }
+  }
+  if (!chosen) throw new Error("unreachable: the ladder ends at the ceiling");
+
+  const stored = await db
+    .update(datasets)
+    .set({
+      efSearch: chosen.efSearch,
+      efSearchRecall: chosen.recall,
+      efSearchRows: sample.rows,
+      efSearchMeasuredAt: new Date(),
+    })
+    .where(
+      and(
+        eq(datasets.id, dataset.id),
+        dataset.efSearchRows === null
+          ? isNull(datasets.efSearchRows)
+          : eq(datasets.efSearchRows, dataset.efSearchRows),
+      ),
+    )
+    .returning({ id: datasets.id });
+  return {
+    measured: true,
+    ...chosen,
+    rows: sample.rows,
+    queries: queries.length,
+    stored: stored.length > 0,
+    ms: Date.now() - started,
+  };
+}
+
+/** Graph vectors at which a dataset measured at `measuredRows` (or never) is measured again. */
+export function dueAt(measuredRows: number | null): number {
+  const c = EF_SEARCH_CALIBRATION;
+  return measuredRows === null ? c.minRows : Math.max(c.minRows, measuredRows * c.growth);
+}
+
+/**
+ * The graph's size and `n` of its vectors at random. The dataset's rows come from its own
+ * index on `rows` (not a scan of every dataset's vectors), joined to their graph entries.
+ */
+async function sampleGraph(
+  db: Database,
+  dataset: Tuned,
+  n: number,
+): Promise<{ rows: number; vectors: number[][] }> {
+  const found = await queryRows<{ rows: number | string; embedding: string | null }>(
+    db,
+    sql`WITH graph AS MATERIALIZED (${graphRows(dataset, sql`v.row_id AS id`)}),
+      picked AS (SELECT id FROM graph ORDER BY random() LIMIT ${n}::int)
+    SELECT (SELECT count(*) FROM graph) AS rows, v.embedding::text AS embedding
+    FROM (SELECT 1) AS one
+    LEFT JOIN (picked p JOIN indexed_vectors v ON v.row_id = p.id) ON true`,
+  );
+  return {
+    rows: Number(found[0]?.rows ?? 0),
+    vectors: found.flatMap((r) => (r.embedding ? [JSON.parse(r.embedding) as number[]] : [])),
+  };
+}
+
+/** `SELECT <columns>` over the dataset's graph vectors `v`, found through its rows. */
+function graphRows(dataset: Tuned, columns: SQL): SQL {
+  return sql`SELECT ${columns} FROM rows r JOIN indexed_vectors v ON v.row_id = r.id
+    WHERE r.dataset_id = ${dataset.id} AND v.dataset_id = ${dataset.id}`;
+}
+
+/**
+ * The query's `k` nearest graph vectors, exactly: every distance is computed in a
+ * materialized CTE, which no index can serve (pgvector's indexes only order), then sorted.
+ */
+function exactSql(dataset: Tuned, query: number[], k: number): SQL {
+  const s = new SemanticSearch({ ...dataset, efSearch: null }, query, undefined);
+  const graph = vectorExpression(dataset.dimensions, "v.embedding");
+  return sql`WITH ${s.queryVectorCte()},
+    scored AS MATERIALIZED (${graphRows(
+      dataset,
+      sql`v.row_id AS id, (${graph} <=> ${s.queryVector}) AS distance`,
+    )})
+    SELECT id, distance FROM scored ORDER BY distance, id LIMIT ${k}::int`;
+}
+
+/**
+ * A query near each anchor: the anchor plus one of its ten exact nearest neighbours (picked at
+ * random), normalised. Sums that cancel out (opposite vectors) are skipped.
+ */
+async function neighbourQueries(
+  db: Database,
+  dataset: Tuned,
+  anchors: number[][],
+): Promise<number[][]> {
+  const queries: number[][] = [];
+  for (const anchor of anchors) {
+    const near = await queryRows<{ embedding: string }>(
+      db,
+      sql`SELECT v.embedding::text AS embedding
+        FROM (${exactSql(dataset, anchor, 11)}) e JOIN indexed_vectors v ON v.row_id = e.id
+        ORDER BY e.distance, e.id`,
+    );
+    const pick = near[1 + Math.floor(Math.random() * (near.length - 1))];
+    if (!pick || near.length < 2) continue;
+    const neighbour = JSON.parse(pick.embedding) as number[];
+    const sum = anchor.map((x, j) => x + (neighbour[j] ?? 0));
+    const norm = Math.sqrt(sum.reduce((acc, x) => acc + x * x, 0));
+    if (norm > 1e-9) queries.push(sum.map((x) => x / norm));
+  }
+  return queries;
+}
