@@ -13,6 +13,7 @@ import {
   indexVectorBacklog,
   MAX_EF_SEARCH,
   type ProjectContext,
+  queryPhrases,
   requireDataset,
   SemanticSearch,
   searchRows,
@@ -128,7 +129,7 @@ describe("ef_search calibration", () => {
     const { id } = await createDataset(ctx, { name: "c" }, { embeddingModel: "local/hash" });
 
     await growTo(ctx, id, 0, 900);
-    expect(await calibrateEfSearch(db, id)).toEqual({
+    expect(await calibrateEfSearch(ctx, id)).toEqual({
       measured: false,
       reason: "not_due",
       rows: 900,
@@ -141,7 +142,7 @@ describe("ef_search calibration", () => {
     });
 
     await growTo(ctx, id, 900, 2000);
-    const first = await calibrateEfSearch(db, id);
+    const first = await calibrateEfSearch(ctx, id);
     if (!first.measured) throw new Error(`not measured: ${first.reason}`);
     expect(first).toMatchObject({
       rows: 2000,
@@ -169,15 +170,15 @@ describe("ef_search calibration", () => {
     // What the stored size gives searches, by queries and an exact ranking of our own.
     expect(await independentRecall(ctx, id, 20)).toBeGreaterThanOrEqual(0.93);
 
-    expect(await calibrateEfSearch(db, id)).toMatchObject({ measured: false, reason: "not_due" });
+    expect(await calibrateEfSearch(ctx, id)).toMatchObject({ measured: false, reason: "not_due" });
     await growTo(ctx, id, 2000, 3900);
-    expect(await calibrateEfSearch(db, id)).toEqual({
+    expect(await calibrateEfSearch(ctx, id)).toEqual({
       measured: false,
       reason: "not_due",
       rows: 3900,
     });
     await growTo(ctx, id, 3900, 4000);
-    const second = await calibrateEfSearch(db, id);
+    const second = await calibrateEfSearch(ctx, id);
     expect(second).toMatchObject({ measured: true, rows: 4000, stored: true });
     expect((await getDataset(ctx, id)).vector_index.measured_rows).toBe(4000);
   });
@@ -206,5 +207,27 @@ describe("E2 with a measured ef_search", () => {
     expect(await efSearchOfSearch(ctx, id, { query: "comets", alpha: 0.5, top_k: 5 })).toBe(40);
     await set(5000);
     expect(await efSearchOfSearch(ctx, id, semantic)).toBe(MAX_EF_SEARCH);
+  });
+});
+
+describe("calibration queries", () => {
+  it("are short runs of words from the stored texts, as people search", () => {
+    let seed = 1;
+    const random = () => {
+      seed = (seed * 16807) % 2147483647;
+      return seed / 2147483647;
+    };
+    const texts = [
+      "the comet's tail always points away from the sun because of the solar wind",
+      "tides",
+      "",
+    ];
+    const phrases = queryPhrases(texts, random);
+    expect(phrases).toHaveLength(2);
+    const words = phrases[0]!.split(" ");
+    expect(words.length).toBeGreaterThanOrEqual(EF_SEARCH_CALIBRATION.queryWords.min);
+    expect(words.length).toBeLessThanOrEqual(EF_SEARCH_CALIBRATION.queryWords.max);
+    expect(texts[0]).toContain(phrases[0]);
+    expect(phrases[1]).toBe("tides");
   });
 });

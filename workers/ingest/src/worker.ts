@@ -90,7 +90,11 @@ export default {
             // check is one small read). A failed measurement is only logged: the indexing is done.
             if (progress.pending === 0) {
               try {
-                const tuning = await calibrateEfSearch(db, body.datasetId);
+                // Its queries are embedded with the dataset's own model (the providers').
+                const tuning = await calibrateEfSearch(
+                  { db, projectId: body.projectId, providers },
+                  body.datasetId,
+                );
                 if (tuning.measured) {
                   log("info", "ef_search calibrated", { dataset: body.datasetId, ...tuning });
                 }

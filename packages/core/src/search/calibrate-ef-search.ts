@@ -1,6 +1,8 @@
 import { type Database, datasets } from "@quarry/db";
 import { and, eq, isNull, type SQL, sql } from "drizzle-orm";
 import type { DatasetRecord } from "../datasets/dataset-view.ts";
+import { embedTexts } from "../embedding/embed-texts.ts";
+import type { ProjectContext } from "../shared/context.ts";
 import { queryRows } from "./query-rows.ts";
 import { vectorExpression } from "./search-indexes.ts";
 import { SemanticSearch } from "./search-rows.ts";
@@ -14,6 +16,8 @@ export const EF_SEARCH_CALIBRATION = {
   growth: 2,
   /** query vectors per measurement */
   queries: 30,
+  /** words in a query: a short phrase from a stored text, as searches mostly are */
+  queryWords: { min: 3, max: 6 },
   /** recall@k is measured for this k (E2's top_k is 3 by default, 10 is what users test) */
   k: 10,
   /**
@@ -47,7 +51,10 @@ export type EfSearchCalibration =
       ms: number;
     };
 
-type Tuned = Pick<DatasetRecord, "id" | "dimensions" | "embeddingModel" | "efSearchRows">;
+type Tuned = Pick<
+  DatasetRecord,
+  "id" | "dimensions" | "embeddingModel" | "efSearchRows" | "columns"
+>;
 
 /**
  * Measures the HNSW candidate list size a dataset's graph needs for recall@10 ≥
@@ -57,12 +64,12 @@ type Tuned = Pick<DatasetRecord, "id" | "dimensions" | "embeddingModel" | "efSea
  * row and its keyword statistics, which count the rows that have text, i.e. the embedded ones),
  * so the vector indexer calls this after every drained backlog.
  *
- * The measurement: `queries` query vectors, each the normalised sum of a random vector of the
- * graph and one of its ten exact nearest neighbours — a query that lands inside a topic, as a
- * search does, yet is not itself stored (sums of two unrelated vectors, whose neighbours sit in
- * two distant regions, are far harder than real queries and drove every graph to the ceiling:
- * at 100k `local/hash` rows they need ef_search 1000 for 0.95, the bench's text queries 640
- * for 0.975). Each query is ranked exactly
+ * The measurement: `queries` queries as people write them — a short phrase (3–6 words) taken
+ * from a random stored text of the dataset, embedded with the dataset's own model — so the
+ * recall measured is the one searches get. (Synthetic vectors mislead in both directions: the
+ * sum of two unrelated stored vectors needs ef_search 1000 for 0.95 at 100k `local/hash` rows,
+ * a stored vector nudged towards a neighbour reaches 0.97 at 100, while short text queries
+ * need 640 there.) Each query is ranked exactly
  * over the graph's vectors and then by the graph itself at increasing list sizes (`ladder`),
  * through the statement E2 uses (`SemanticSearch.graphSql`, settings applied by its LIMIT), so
  * it measures the real index with the real expression and predicate. The smallest size whose
@@ -75,15 +82,16 @@ type Tuned = Pick<DatasetRecord, "id" | "dimensions" | "embeddingModel" | "efSea
  * nothing (the UPDATE is a compare-and-set on the previous measurement).
  */
 export async function calibrateEfSearch(
-  db: Database,
+  ctx: ProjectContext,
   datasetId: string,
   options: { force?: boolean } = {},
 ): Promise<EfSearchCalibration> {
   const started = Date.now();
+  const { db } = ctx;
   const c = EF_SEARCH_CALIBRATION;
   const [state] = await queryRows<Tuned & { rows: number | string | null }>(
     db,
-    sql`SELECT d.id, d.dimensions, d.embedding_model AS "embeddingModel",
+    sql`SELECT d.id, d.dimensions, d.embedding_model AS "embeddingModel", d.columns,
                d.ef_search_rows AS "efSearchRows",
                (SELECT k.row_count + coalesce((SELECT sum(x.row_count) FROM keyword_dataset_deltas x
                                                WHERE x.dataset_id = k.dataset_id), 0)
@@ -96,6 +104,7 @@ export async function calibrateEfSearch(
     dimensions: Number(state.dimensions),
     embeddingModel: state.embeddingModel,
     efSearchRows: state.efSearchRows === null ? null : Number(state.efSearchRows),
+    columns: state.columns,
   };
   const due = dueAt(dataset.efSearchRows);
   const rows = Number(state.rows ?? 0);
@@ -105,7 +114,7 @@ export async function calibrateEfSearch(
   if (sample.rows < (options.force ? c.k : c.minRows) || (!options.force && sample.rows < due)) {
     return { measured: false, reason: "too_small", rows: sample.rows };
   }
-  const queries = await neighbourQueries(db, dataset, sample.vectors);
+  const queries = await embedTexts(ctx, dataset, queryPhrases(sample.texts));
   if (queries.length === 0) return { measured: false, reason: "too_small", rows: sample.rows };
   const k = Math.min(c.k, sample.rows);
 
@@ -174,25 +183,27 @@ export function dueAt(measuredRows: number | null): number {
 }
 
 /**
- * The graph's size and `n` of its vectors at random. The dataset's rows come from its own
- * index on `rows` (not a scan of every dataset's vectors), joined to their graph entries.
+ * The graph's size and the embedded text of `n` of its rows at random. The dataset's rows come
+ * from its own index on `rows` (not a scan of every dataset's vectors).
  */
 async function sampleGraph(
   db: Database,
   dataset: Tuned,
   n: number,
-): Promise<{ rows: number; vectors: number[][] }> {
-  const found = await queryRows<{ rows: number | string; embedding: string | null }>(
+): Promise<{ rows: number; texts: string[] }> {
+  const column = dataset.columns.find((c) => c.embed)?.name ?? null;
+  const text = column ? sql`r.data ->> ${column}` : sql`r.data::text`;
+  const found = await queryRows<{ rows: number | string; text: string | null }>(
     db,
     sql`WITH graph AS MATERIALIZED (${graphRows(dataset, sql`v.row_id AS id`)}),
       picked AS (SELECT id FROM graph ORDER BY random() LIMIT ${n}::int)
-    SELECT (SELECT count(*) FROM graph) AS rows, v.embedding::text AS embedding
+    SELECT (SELECT count(*) FROM graph) AS rows, ${text} AS text
     FROM (SELECT 1) AS one
-    LEFT JOIN (picked p JOIN indexed_vectors v ON v.row_id = p.id) ON true`,
+    LEFT JOIN (picked p JOIN rows r ON r.id = p.id) ON true`,
   );
   return {
     rows: Number(found[0]?.rows ?? 0),
-    vectors: found.flatMap((r) => (r.embedding ? [JSON.parse(r.embedding) as number[]] : [])),
+    texts: found.flatMap((r) => (r.text ? [r.text] : [])),
   };
 }
 
@@ -217,29 +228,14 @@ function exactSql(dataset: Tuned, query: number[], k: number): SQL {
     SELECT id, distance FROM scored ORDER BY distance, id LIMIT ${k}::int`;
 }
 
-/**
- * A query near each anchor: the anchor plus one of its ten exact nearest neighbours (picked at
- * random), normalised. Sums that cancel out (opposite vectors) are skipped.
- */
-async function neighbourQueries(
-  db: Database,
-  dataset: Tuned,
-  anchors: number[][],
-): Promise<number[][]> {
-  const queries: number[][] = [];
-  for (const anchor of anchors) {
-    const near = await queryRows<{ embedding: string }>(
-      db,
-      sql`SELECT v.embedding::text AS embedding
-        FROM (${exactSql(dataset, anchor, 11)}) e JOIN indexed_vectors v ON v.row_id = e.id
-        ORDER BY e.distance, e.id`,
-    );
-    const pick = near[1 + Math.floor(Math.random() * (near.length - 1))];
-    if (!pick || near.length < 2) continue;
-    const neighbour = JSON.parse(pick.embedding) as number[];
-    const sum = anchor.map((x, j) => x + (neighbour[j] ?? 0));
-    const norm = Math.sqrt(sum.reduce((acc, x) => acc + x * x, 0));
-    if (norm > 1e-9) queries.push(sum.map((x) => x / norm));
-  }
-  return queries;
+/** A random run of `queryWords` words from each text (the whole text when it is shorter). */
+export function queryPhrases(texts: string[], random: () => number = Math.random): string[] {
+  const { min, max } = EF_SEARCH_CALIBRATION.queryWords;
+  return texts.flatMap((text) => {
+    const words = text.split(/\s+/).filter((w) => w.length > 0);
+    if (words.length === 0) return [];
+    const length = Math.min(words.length, min + Math.floor(random() * (max - min + 1)));
+    const from = Math.floor(random() * (words.length - length + 1));
+    return [words.slice(from, from + length).join(" ")];
+  });
 }

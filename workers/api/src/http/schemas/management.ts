@@ -86,7 +86,7 @@ export const DatasetDetailSchema = DatasetSchema.extend({
         .number()
         .nullable()
         .describe(
-          "Recall@10 measured at ef_search against exact search, over query vectors near stored ones (a stored vector plus one of its ten nearest neighbours); null until measured.",
+          "Recall@10 measured at ef_search against exact search, over 30 short phrases taken from the dataset's own texts and embedded with its model; null until measured.",
         ),
       measured_rows: z
         .number()
