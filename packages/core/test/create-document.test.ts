@@ -34,7 +34,24 @@ const pages: Record<string, { type: string; body: string | Buffer }> = {
     type: "application/pdf",
     body: Buffer.from(buildPdf({ pages: [{ runs: [{ text: "A small report." }] }] })),
   },
+  // mislabelled replies: a PDF and binary data served as text
+  "/manual.txt": {
+    type: "text/plain; charset=utf-8",
+    body: Buffer.from(buildPdf({ pages: [{ runs: [{ text: "A mislabelled manual." }] }] })),
+  },
+  "/blob.txt": { type: "text/plain", body: randomBytes(64 * 1024) },
+  "/big-blob": { type: "text/plain", body: randomBytes(5 * 1024 * 1024) },
 };
+
+function randomBytes(length: number): Buffer {
+  const bytes = Buffer.alloc(length);
+  let seed = 5;
+  for (let i = 0; i < length; i++) {
+    seed = (seed * 1103515245 + 12345) >>> 0;
+    bytes[i] = seed >>> 24;
+  }
+  return bytes;
+}
 
 beforeAll(async () => {
   const fresh = await freshDatabase();
@@ -139,9 +156,10 @@ describe("E5 create document", () => {
     const rows = await listRows(ctx, datasetId, page);
     expect(doc.row_count).toBe(rows.length);
     expect(rows.length).toBeGreaterThan(4);
-    for (const row of rows) {
+    for (const [chunk, row] of rows.entries()) {
       expect(row.data.text!.length).toBeLessThanOrEqual(200);
-      expect(row.metadata).toEqual({ lang: "en", rowId: row.id, documentId: "inline" });
+      // each row says its place in the document (`chunk`); no page outside PDFs
+      expect(row.metadata).toEqual({ lang: "en", rowId: row.id, documentId: "inline", chunk });
     }
     expect(rows[0]!.data.text!.startsWith("Sentence number 0")).toBe(true);
   });
@@ -208,6 +226,45 @@ describe("E5 create document", () => {
       [{ text: "first line", source: "a" }, 2020],
       [{ text: "second line", source: "b" }, 2021],
     ]);
+  });
+
+  it("decides a fetched reply's type from its bytes: a PDF served as text/plain is a PDF", async () => {
+    const { ctx, datasetId } = await setup("mislabelled-pdf");
+    const url = `${base}/manual.txt`;
+    const doc = await createDocument(
+      ctx,
+      datasetId,
+      { id: "manual", url, parse_url: true },
+      sourcesWith(loopbackFetcher),
+    );
+    // handed to the ingest worker as PDFs are, not stored as rows of PDF syntax
+    expect(doc).toMatchObject({ id: "manual", status: "queued", row_count: 0 });
+    expect(stored.has(`${datasetId}/manual/manual.txt`)).toBe(true);
+    expect(queued.at(-1)).toMatchObject({ datasetId, documentId: "manual", cursor: null });
+    expect(await listRows(ctx, datasetId, page)).toEqual([]);
+  });
+
+  it("refuses binary replies served as text with 415, small or large, storing nothing", async () => {
+    const { ctx, datasetId } = await setup("binary-reply");
+    const before = stored.size;
+    for (const [id, path] of [
+      ["blob", "/blob.txt"],
+      ["big", "/big-blob"],
+    ]) {
+      const attempt = createDocument(
+        ctx,
+        datasetId,
+        { id: id!, url: `${base}${path}`, parse_url: true },
+        sourcesWith(loopbackFetcher),
+      );
+      await expect(attempt).rejects.toMatchObject({
+        code: "unsupported_media_type",
+        message: expect.stringMatching(/binary/),
+      });
+    }
+    expect(stored.size).toBe(before);
+    expect(await listDocuments(ctx, datasetId, page)).toEqual([]);
+    expect(await listRows(ctx, datasetId, page)).toEqual([]);
   });
 
   it("refuses unsupported types (415), missing pages (400) and private addresses, storing nothing", async () => {

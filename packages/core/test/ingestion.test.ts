@@ -16,6 +16,7 @@ import {
   SLICE_LIMITS,
   type SourceReader,
 } from "../src/index.ts";
+import { buildPdf } from "./parsing/support/pdf-builder.ts";
 import { useFreshDatabase } from "./support/database.ts";
 import { createTenant } from "./support/tenant.ts";
 
@@ -195,9 +196,20 @@ describe("ingestion slices", () => {
           { documentId: id },
         );
         total += page.length;
+        // `chunk` is the record's place in the file, counted on across slices
+        for (const row of page) expect(row.metadata.chunk).toBe(row.metadata.n);
         if (page.length < 1000) break;
       }
       expect(total).toBe(n);
+      const later = await listRows(
+        ctx,
+        dataset.id,
+        { offset: 0, pageSize: 1000 },
+        { documentId: id, chunk: { $gte: 7990 } },
+      );
+      expect(later.map((r) => r.metadata.n)).toEqual(
+        Array.from({ length: 10 }, (_, i) => 7990 + i),
+      );
       // The last slice asked for the graph: every row is in it once, none waits.
       const vectors = (await db.execute(sql`
         SELECT (SELECT count(*) FROM vector_backlog WHERE dataset_id = ${dataset.id})::int AS pending,
@@ -235,6 +247,9 @@ describe("ingestion slices", () => {
       ...(await listRows(ctx, dataset.id, { offset: 3000, pageSize: 1000 })),
     ];
     expect(rows.length).toBeLessThan(4000);
+    // each row's place in the document, unbroken across the 1 MB windows and redeliveries
+    expect(rows.map((r) => r.metadata.chunk)).toEqual(rows.map((_, i) => i));
+    expect(rows.every((r) => r.metadata.page === undefined)).toBe(true);
     const text = rows.map((r) => r.data.text).join("\n");
     for (const i of [0, 1, 2499, 6000, 11_999]) expect(text).toContain(paragraphs[i]);
     for (const row of rows) expect(row.data.text!.length).toBeLessThanOrEqual(500);
@@ -244,6 +259,90 @@ describe("ingestion slices", () => {
     }
     expect(seen.size).toBe(12_000);
   }, 300_000);
+
+  it("reads a PDF named .txt as a PDF: rows say the page they start on and their place", async () => {
+    const { ctx } = await createTenant(db, "pdf-pages");
+    const dataset = await createDataset(ctx, { name: "pdf" }, { embeddingModel: "local/hash" });
+    const files = new MemoryFiles();
+    // 30 pages (two slices of 25), each ten lines of words that name their page: w12x3 is
+    // the fourth word of page 12. Chunks of 500 characters run across page breaks; a page
+    // (~700 characters) holds the start of one chunk at least.
+    const words = (page: number) => Array.from({ length: 100 }, (_, k) => `w${page}x${k}`);
+    const pages = Array.from({ length: 30 }, (_, i) => ({
+      runs: Array.from({ length: 10 }, (_, line) => ({
+        text: words(i + 1)
+          .slice(line * 10, line * 10 + 10)
+          .join(" "),
+      })),
+    }));
+    const bytes = buildPdf({ pages, compress: true });
+    const first = await queuedDocument(
+      ctx,
+      dataset.id,
+      "manual",
+      { name: "manual.txt", type: "text/plain", bytes },
+      files,
+    );
+    await drain(ctx, first, files, { seed: 4, failRead: 0.2, failEnqueue: 0.2, duplicate: 0.2 });
+    const [doc] = await db
+      .select()
+      .from(documents)
+      .where(and(eq(documents.datasetId, dataset.id), eq(documents.id, "manual")));
+    expect(doc).toMatchObject({ status: "ready", error: null });
+    expect(doc!.progress).toMatchObject({ unit: "pages", done: 30, total: 30 });
+    const rows = await listRows(ctx, dataset.id, { offset: 0, pageSize: 1000 });
+    expect(rows.length).toBeGreaterThan(30);
+    expect(rows.map((r) => r.metadata.chunk)).toEqual(rows.map((_, i) => i));
+    for (const row of rows) {
+      expect(row.data.text).not.toContain("%PDF");
+      const startsOn = Number(/^w(\d+)x/.exec(row.data.text!)?.[1]);
+      expect(row.metadata.page, row.data.text).toBe(startsOn);
+    }
+    const pagesSeen = new Set(rows.map((r) => r.metadata.page));
+    expect(pagesSeen.size).toBe(30);
+    // both are filterable like any metadata
+    const onPage26 = await listRows(ctx, dataset.id, { offset: 0, pageSize: 1000 }, { page: 26 });
+    expect(onPage26.length).toBeGreaterThan(0);
+    expect(onPage26.every((r) => r.data.text!.startsWith("w26x"))).toBe(true);
+    const firstTen = await listRows(
+      ctx,
+      dataset.id,
+      { offset: 0, pageSize: 1000 },
+      { chunk: { $lt: 10 } },
+    );
+    expect(firstTen.map((r) => r.id)).toEqual(rows.slice(0, 10).map((r) => r.id));
+  }, 120_000);
+
+  it("fails binary data named as text with a reason, and stores none of it", async () => {
+    const { ctx } = await createTenant(db, "binary");
+    const dataset = await createDataset(ctx, { name: "bin" }, { embeddingModel: "local/hash" });
+    const files = new MemoryFiles();
+    const random = new Uint8Array(200_000);
+    let seed = 11;
+    for (let i = 0; i < random.length; i++) {
+      seed = (seed * 1103515245 + 12345) >>> 0;
+      random[i] = seed >>> 24;
+    }
+    // text for the first KB (what the upload sniffs), then a binary blob
+    const glued = new Uint8Array(2048 + random.length);
+    glued.set(encoder.encode("Plain words. ".repeat(2048 / 13 + 1)).subarray(0, 2048));
+    glued.set(random, 2048);
+    const cases = [
+      { id: "random.txt", file: { name: "manual.txt", type: "text/plain", bytes: random } },
+      { id: "random.csv", file: { name: "data.csv", type: "text/csv", bytes: random } },
+      { id: "random.md", file: { name: "a.md", type: "application/octet-stream", bytes: random } },
+      { id: "glued.txt", file: { name: "notes.txt", type: "text/plain", bytes: glued } },
+    ];
+    for (const { id, file } of cases) {
+      const first = await queuedDocument(ctx, dataset.id, id, file, files);
+      const attempt = runIngestSlice(ctx, first, { source: files, enqueue: async () => {} });
+      await expect(attempt, id).rejects.toSatisfy(isPermanentIngestFailure);
+      await expect(
+        runIngestSlice(ctx, first, { source: files, enqueue: async () => {} }),
+      ).rejects.toThrow(/binary/);
+    }
+    expect(await listRows(ctx, dataset.id, { offset: 0, pageSize: 10 })).toEqual([]);
+  });
 
   it("fails a document whose file cannot be parsed, with a reason", async () => {
     const { ctx } = await createTenant(db, "bad");

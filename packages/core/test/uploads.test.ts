@@ -19,10 +19,12 @@ import {
 import { freshDatabase } from "./support/database.ts";
 
 const text = (s: string) => new TextEncoder().encode(s);
+const STANDARD = { kind: "standard", metadataColumns: [] } as const;
+const HYBRID = { kind: "hybrid", metadataColumns: [] } as const;
 
 describe("upload fields", () => {
   it("applies the defaults and generates no id itself", () => {
-    expect(validateUploadFields({}, "standard")).toEqual({
+    expect(validateUploadFields({}, STANDARD)).toEqual({
       chunkSize: 1000,
       chunkOverlap: 100,
       documentId: null,
@@ -32,62 +34,58 @@ describe("upload fields", () => {
 
   it("parses integers from text and enforces the per-kind maximum", () => {
     expect(
-      validateUploadFields({ chunk_size: " 5000 ", chunk_overlap: "0" }, "standard"),
+      validateUploadFields({ chunk_size: " 5000 ", chunk_overlap: "0" }, STANDARD),
     ).toMatchObject({ chunkSize: 5000, chunkOverlap: 0 });
-    expect(() => validateUploadFields({ chunk_size: "2001" }, "hybrid")).toThrow(
+    expect(() => validateUploadFields({ chunk_size: "2001" }, HYBRID)).toThrow(
       /chunk_size: must be an integer from 1 to 2000 for hybrid/,
     );
-    expect(() => validateUploadFields({ chunk_size: "5001" }, "standard")).toThrow(/chunk_size/);
+    expect(() => validateUploadFields({ chunk_size: "5001" }, STANDARD)).toThrow(/chunk_size/);
     for (const bad of ["12.5", "1e3", "abc", "0x10", "0"]) {
-      expect(() => validateUploadFields({ chunk_size: bad }, "standard"), bad).toThrow(
-        /chunk_size/,
-      );
+      expect(() => validateUploadFields({ chunk_size: bad }, STANDARD), bad).toThrow(/chunk_size/);
     }
   });
 
   it("refuses an overlap that is not smaller than the chunk size", () => {
     expect(() =>
-      validateUploadFields({ chunk_size: "200", chunk_overlap: "200" }, "standard"),
+      validateUploadFields({ chunk_size: "200", chunk_overlap: "200" }, STANDARD),
     ).toThrow(/chunk_overlap: must be an integer from 0 to chunk_size - 1/);
     // the default overlap (100) against a small chunk size
-    expect(() => validateUploadFields({ chunk_size: "50" }, "standard")).toThrow(/chunk_overlap/);
-    expect(() => validateUploadFields({ chunk_overlap: "-1" }, "standard")).toThrow(
-      /chunk_overlap/,
-    );
+    expect(() => validateUploadFields({ chunk_size: "50" }, STANDARD)).toThrow(/chunk_overlap/);
+    expect(() => validateUploadFields({ chunk_overlap: "-1" }, STANDARD)).toThrow(/chunk_overlap/);
   });
 
   it("checks fields one by one while later ones may still come", () => {
     // chunk_size 50 alone is fine so far: chunk_overlap may follow the file part
-    expect(
-      validateUploadFields({ chunk_size: "50" }, "standard", { complete: false }),
-    ).toMatchObject({ chunkSize: 50 });
+    expect(validateUploadFields({ chunk_size: "50" }, STANDARD, { complete: false })).toMatchObject(
+      { chunkSize: 50 },
+    );
     expect(() =>
-      validateUploadFields({ chunk_size: "9000" }, "standard", { complete: false }),
+      validateUploadFields({ chunk_size: "9000" }, STANDARD, { complete: false }),
     ).toThrow(/chunk_size/);
     expect(() =>
-      validateUploadFields({ chunk_overlap: "1999" }, "hybrid", { complete: false }),
+      validateUploadFields({ chunk_overlap: "1999" }, HYBRID, { complete: false }),
     ).not.toThrow();
     expect(() =>
-      validateUploadFields({ chunk_overlap: "2000" }, "hybrid", { complete: false }),
+      validateUploadFields({ chunk_overlap: "2000" }, HYBRID, { complete: false }),
     ).toThrow(/chunk_overlap/);
-    expect(() => validateUploadFields({ metadata: "[1]" }, "hybrid", { complete: false })).toThrow(
+    expect(() => validateUploadFields({ metadata: "[1]" }, HYBRID, { complete: false })).toThrow(
       /metadata: must be an object/,
     );
   });
 
   it("takes the id as document_id or document-id", () => {
-    expect(validateUploadFields({ document_id: "a" }, "standard").documentId).toBe("a");
-    expect(validateUploadFields({ "document-id": "b" }, "standard").documentId).toBe("b");
+    expect(validateUploadFields({ document_id: "a" }, STANDARD).documentId).toBe("a");
+    expect(validateUploadFields({ "document-id": "b" }, STANDARD).documentId).toBe("b");
     expect(
-      validateUploadFields({ document_id: "c", "document-id": "c" }, "standard").documentId,
+      validateUploadFields({ document_id: "c", "document-id": "c" }, STANDARD).documentId,
     ).toBe("c");
-    expect(() =>
-      validateUploadFields({ document_id: "c", "document-id": "d" }, "standard"),
-    ).toThrow(/document-id: differs from document_id/);
-    expect(() => validateUploadFields({ document_id: "a/b" }, "standard")).toThrow(
+    expect(() => validateUploadFields({ document_id: "c", "document-id": "d" }, STANDARD)).toThrow(
+      /document-id: differs from document_id/,
+    );
+    expect(() => validateUploadFields({ document_id: "a/b" }, STANDARD)).toThrow(
       /document_id: may not contain '\/'/,
     );
-    expect(() => validateUploadFields({ "document-id": "x".repeat(129) }, "standard")).toThrow(
+    expect(() => validateUploadFields({ "document-id": "x".repeat(129) }, STANDARD)).toThrow(
       /document-id: must be 1 to 128/,
     );
   });
@@ -96,7 +94,7 @@ describe("upload fields", () => {
     expect(
       validateUploadFields(
         { chunk_size: "", chunk_overlap: " ", document_id: "", metadata: "" },
-        "standard",
+        STANDARD,
       ),
     ).toEqual({ chunkSize: 1000, chunkOverlap: 100, documentId: null, metadata: {} });
   });
@@ -105,19 +103,19 @@ describe("upload fields", () => {
     expect(
       validateUploadFields(
         { metadata: '{"year":2024,"tags":["a","b"],"draft":false,"rowId":5}' },
-        "standard",
+        STANDARD,
       ).metadata,
     ).toEqual({ year: 2024, tags: ["a", "b"], draft: false });
-    expect(() => validateUploadFields({ metadata: "{year:1}" }, "standard")).toThrow(
+    expect(() => validateUploadFields({ metadata: "{year:1}" }, STANDARD)).toThrow(
       /metadata: is not valid JSON/,
     );
-    expect(() => validateUploadFields({ metadata: '"text"' }, "standard")).toThrow(
+    expect(() => validateUploadFields({ metadata: '"text"' }, STANDARD)).toThrow(
       /metadata: must be an object/,
     );
-    expect(() => validateUploadFields({ metadata: '{"nested":{"a":1}}' }, "standard")).toThrow(
+    expect(() => validateUploadFields({ metadata: '{"nested":{"a":1}}' }, STANDARD)).toThrow(
       /metadata\.nested: must be a string, a number, a boolean or an array of strings/,
     );
-    expect(() => validateUploadFields({ metadata: '{"list":[1]}' }, "standard")).toThrow(
+    expect(() => validateUploadFields({ metadata: '{"list":[1]}' }, STANDARD)).toThrow(
       /metadata\.list\[0\]/,
     );
   });
@@ -200,6 +198,19 @@ describe("upload file types", () => {
         head: text("PK\u0003\u0004"),
       }),
     ).toThrow(/cannot be parsed; upload PDF, CSV, plain text, Markdown or HTML/);
+  });
+
+  it("decides by the first bytes: a PDF named .txt is a PDF, binary named .txt a 415", () => {
+    const pdf = text("%PDF-1.5\n%\u00e2\u00e3\n1 0 obj");
+    expect(uploadSourceKind({ contentType: "text/plain", filename: "manual.txt", head: pdf })).toBe(
+      "pdf",
+    );
+    const binary = Uint8Array.from({ length: 512 }, (_, i) => (i * 7919) % 256);
+    expect(() =>
+      uploadSourceKind({ contentType: "text/plain", filename: "manual.txt", head: binary }),
+    ).toThrow(
+      /^file: the content is binary data, not text and not a PDF, although its type or name \(text\/plain, manual\.txt\) says text/,
+    );
   });
 });
 

@@ -12,6 +12,7 @@ import { freePort } from "./free-port.ts";
 import { type NativeProxy, startNativeProxy } from "./native-proxy/index.ts";
 import { maskDatabaseUrl, prepareNativeDatabase } from "./native-proxy/native-database.ts";
 import { type PgServer, startPgServer } from "./pg-server/index.ts";
+import { guardProcessGroup } from "./process-group-guard.ts";
 import { writeLocalConfigs } from "./wrangler-configs.ts";
 
 export interface StackOptions {
@@ -49,6 +50,8 @@ interface StackBase {
   baseUrl: string;
   adminToken: string;
   adminTokenGenerated: boolean;
+  /** where the admin token is kept (`DATA_DIR/admin-token`); undefined when it was given */
+  adminTokenFile: string | undefined;
   /**
    * A connection string Node-side code connects to with `pg`: PGlite's loopback wire-protocol
    * server, or the native server itself.
@@ -90,7 +93,11 @@ export async function startStack(options: StackOptions): Promise<Stack> {
   const log = options.log ?? (() => {});
   const dataDir = resolve(options.dataDir);
   await mkdir(join(dataDir, "wrangler"), { recursive: true });
-  const { token: adminToken, generated } = await resolveAdminToken(dataDir, options.adminToken);
+  const {
+    token: adminToken,
+    generated,
+    file: adminTokenFile,
+  } = await resolveAdminToken(dataDir, options.adminToken);
 
   const started = Date.now();
   const engine = options.databaseUrl
@@ -118,12 +125,16 @@ export async function startStack(options: StackOptions): Promise<Stack> {
 
   const inspectorPort = await freePort();
   const wrangler = spawnWrangler(configs, options, dataDir, inspectorPort);
+  // If this process dies without stopping the stack (SIGKILL, a crash), wrangler's group
+  // (wrangler and its workerd processes, holding PORT) goes with it.
+  const guard = guardProcessGroup(wrangler);
   const baseUrl = `http://127.0.0.1:${options.port}`;
 
   let stopping: Promise<void> | undefined;
   const stop = () => {
     stopping ??= (async () => {
       await stopProcess(wrangler);
+      guard.release();
       await engine.close();
     })();
     return stopping;
@@ -136,14 +147,21 @@ export async function startStack(options: StackOptions): Promise<Stack> {
     throw error;
   }
   log(`stack ready in ${Date.now() - started} ms`);
-  return { ...engine.stack, baseUrl, adminToken, adminTokenGenerated: generated, stop };
+  return {
+    ...engine.stack,
+    baseUrl,
+    adminToken,
+    adminTokenGenerated: generated,
+    adminTokenFile,
+    stop,
+  };
 }
 
 /** One engine's part of a stack, before the workers start. */
 interface OpenedEngine {
   stack:
-    | Omit<EmbeddedStack, "baseUrl" | "adminToken" | "adminTokenGenerated" | "stop">
-    | Omit<NativeStack, "baseUrl" | "adminToken" | "adminTokenGenerated" | "stop">;
+    | Omit<EmbeddedStack, keyof Omit<StackBase, "databaseUrl" | "pg">>
+    | Omit<NativeStack, keyof Omit<StackBase, "databaseUrl" | "pg">>;
   /** worker vars this engine needs */
   vars: Record<string, string>;
   close(): Promise<void>;
@@ -273,14 +291,17 @@ async function stopProcess(child: ChildProcess): Promise<void> {
   clearTimeout(timer);
 }
 
-async function resolveAdminToken(dataDir: string, given?: string) {
-  if (given) return { token: given, generated: false };
+async function resolveAdminToken(
+  dataDir: string,
+  given?: string,
+): Promise<{ token: string; generated: boolean; file: string | undefined }> {
+  if (given) return { token: given, generated: false, file: undefined };
   const file = join(dataDir, "admin-token");
   try {
-    return { token: (await readFile(file, "utf8")).trim(), generated: false };
+    return { token: (await readFile(file, "utf8")).trim(), generated: false, file };
   } catch {
     const token = `adm_${randomBytes(24).toString("base64url")}`;
     await writeFile(file, token, { mode: 0o600 });
-    return { token, generated: true };
+    return { token, generated: true, file };
   }
 }

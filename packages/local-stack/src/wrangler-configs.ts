@@ -1,11 +1,16 @@
+import { exec } from "node:child_process";
 import { readFile, writeFile } from "node:fs/promises";
 import { dirname, join, resolve } from "node:path";
+import { promisify } from "node:util";
 
 /**
  * `wrangler dev` gives secrets and vars to the primary worker only, and an `[ai]` binding
  * forces a Cloudflare login. So `pnpm dev` runs both workers from generated copies of the
  * committed configs, under DATA_DIR: `main` made absolute, the AI binding dropped (the
  * offline providers stand in for it), and the stack's vars injected into `[vars]`.
+ * A config's `[build] command` (the api worker's static assets) runs here, from the repo root,
+ * as `wrangler deploy` runs it; the copies drop it, since `wrangler dev` would also rerun it
+ * on file changes and restart the workers mid-request. `[assets] directory` is made absolute.
  */
 export async function writeLocalConfigs(
   repoRoot: string,
@@ -14,22 +19,36 @@ export async function writeLocalConfigs(
 ): Promise<{ api: string; ingest: string }> {
   const api = join(outDir, "api.wrangler.toml");
   const ingest = join(outDir, "ingest.wrangler.toml");
-  await writeFile(api, await localConfig(join(repoRoot, "wrangler.toml"), vars));
-  await writeFile(ingest, await localConfig(join(repoRoot, "workers/ingest/wrangler.toml"), vars));
+  await writeFile(api, await localConfig(repoRoot, join(repoRoot, "wrangler.toml"), vars));
+  await writeFile(
+    ingest,
+    await localConfig(repoRoot, join(repoRoot, "workers/ingest/wrangler.toml"), vars),
+  );
   return { api, ingest };
 }
 
-async function localConfig(path: string, vars: Record<string, string>): Promise<string> {
+async function localConfig(
+  repoRoot: string,
+  path: string,
+  vars: Record<string, string>,
+): Promise<string> {
   const source = await readFile(path, "utf8");
   const main = /^main\s*=\s*"([^"]+)"/m.exec(source)?.[1];
   if (!main) throw new Error(`${path} has no main entry`);
+  const build = /^\[build\][^[]*?^command\s*=\s*"([^"]+)"/ms.exec(source)?.[1];
+  if (build) await promisify(exec)(build, { cwd: repoRoot });
   const injected = Object.entries(vars)
     .map(([key, value]) => `${key} = ${JSON.stringify(value)}`)
     .join("\n");
   let out = source
     .replace(/^main\s*=.*$/m, `main = ${JSON.stringify(resolve(dirname(path), main))}`)
     .replace(/^\[ai\]\s*\nbinding\s*=.*$/m, "")
-    .replace(/^\[observability\][^[]*/m, "");
+    .replace(/^\[observability\][^[]*/m, "")
+    .replace(/^\[build\][^[]*/m, "")
+    .replace(
+      /^(\[assets\][^[]*?^directory\s*=\s*)"([^"]+)"/ms,
+      (_, key: string, dir: string) => `${key}${JSON.stringify(resolve(dirname(path), dir))}`,
+    );
   // Drop committed vars that the stack overrides, then add the stack's.
   for (const key of Object.keys(vars)) out = out.replace(new RegExp(`^${key}\\s*=.*$`, "m"), "");
   if (!/^\[vars\]/m.test(out)) out += "\n[vars]\n";

@@ -2,8 +2,13 @@ import { OpenAPIHono } from "@hono/zod-openapi";
 import type { Config } from "./env.ts";
 import { errorResponse, handleError } from "./http/errors.ts";
 import type { HonoEnv } from "./http/hono-env.ts";
+import { RouteTable } from "./http/route-table.ts";
 import { storableUrl } from "./http/storable-input.ts";
-import { validationHook } from "./http/validation.ts";
+import {
+  explainUnsupportedMediaType,
+  methodNotAllowed,
+  validationHook,
+} from "./http/validation.ts";
 import {
   requireAdmin,
   requireApiKey,
@@ -56,7 +61,12 @@ export function createApp(config: (env: HonoEnv["Bindings"]) => Config) {
   registerCompletions(app);
   registerLogs(app);
 
-  app.notFound((c) => errorResponse(c, "not_found", `No route for ${c.req.method} ${c.req.path}`));
-  app.onError(handleError);
+  const routes = new RouteTable(app);
+  app.notFound((c) => {
+    const allowed = routes.allowedMethods(c.req.path);
+    if (allowed.length > 0) return methodNotAllowed(c, allowed);
+    return errorResponse(c, "not_found", `No route for ${c.req.method} ${c.req.path}`);
+  });
+  app.onError((err, c) => handleError(explainUnsupportedMediaType(err, c, routes), c));
   return app;
 }

@@ -42,4 +42,6 @@ export interface Bindings {
   FILES: R2Bucket;
   INGEST_QUEUE: Queue<unknown>;
   AI?: Ai;
+  /** static assets (wrangler.toml `[assets]`): the pinned Scalar bundle behind /docs */
+  ASSETS: Fetcher;
 }

@@ -85,10 +85,7 @@ describe("E4 stream (SSE)", () => {
       model: "echo",
       choices: [{ text: "", index: 0, logprobs: null, finish_reason: "stop", usage_id: usageId }],
       usage: { prompt_tokens: 7, completion_tokens: 7, total_tokens: 14 },
-    });
-    const searchEvent = JSON.parse(data.at(-1)!);
-    expect(searchEvent).toEqual({
-      choices: [],
+      // on the last chunk too, where OpenAI's clients (which stop at [DONE]) see them
       search_results: [
         expect.objectContaining({
           embedding: "Tides follow the moon.",
@@ -97,6 +94,11 @@ describe("E4 stream (SSE)", () => {
           last_accessed: expect.any(String),
         }),
       ],
+    });
+    const searchEvent = JSON.parse(data.at(-1)!);
+    expect(searchEvent).toEqual({
+      choices: [],
+      search_results: chunks.at(-1).search_results,
       usage_id: usageId,
     });
     // the log is written before [DONE]

@@ -1,5 +1,6 @@
 import type { ChatTurn } from "@quarry/providers";
 import { BadRequestError } from "../shared/errors.ts";
+import { isBuiltinVariable } from "../templates/builtin-variables.ts";
 
 /**
  * E4's body, validated. Only SPEC's fields are read; anything else an OpenAI client sends
@@ -49,6 +50,14 @@ function parseValues(value: unknown): {
   if (!isObject(value)) throw new BadRequestError("must be an object", "values");
   const values: Record<string, string> = {};
   for (const [name, v] of Object.entries(value)) {
+    // The request itself fills a built-in variable; a second source would leave the caller
+    // guessing which one the template got.
+    if (isBuiltinVariable(name)) {
+      throw new BadRequestError(
+        "is built in: it holds the last user message of the request; send that text as a user message (messages or prompt) instead",
+        `values.${name}`,
+      );
+    }
     // null says "no value": the variable counts as missing.
     if (v === null || v === undefined) continue;
     values[name] = typeof v === "string" ? v : JSON.stringify(v);

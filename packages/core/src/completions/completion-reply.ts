@@ -73,16 +73,31 @@ export class ChunkWriter {
     return this.chunk(choice);
   }
 
-  /** The last chunk: the finish reason, and the usage as OpenAI's `include_usage` gives it. */
-  finish(finishReason: string, costs: CompletionCosts): string {
+  /**
+   * The last chunk: the finish reason, the usage as OpenAI's `include_usage` gives it, and,
+   * when the endpoint searched, `search_results` — a field of ours that OpenAI's clients pass
+   * through on the chunk object (they stop reading at `[DONE]`, so the event after it never
+   * reaches them).
+   */
+  finish(
+    finishReason: string,
+    costs: CompletionCosts,
+    searchResults?: CompletionSearchResult[],
+  ): string {
     const choice =
       this.run.format === "chat"
         ? { index: 0, delta: {}, logprobs: null, finish_reason: finishReason }
         : { text: "", index: 0, logprobs: null, finish_reason: finishReason };
-    return this.chunk(choice, { usage: costs.usage });
+    return this.chunk(choice, {
+      usage: costs.usage,
+      ...(searchResults ? { search_results: searchResults } : {}),
+    });
   }
 
-  /** After `[DONE]`: the search results; empty `choices` keeps OpenAI-compatible readers happy. */
+  /**
+   * After `[DONE]`: the search results again, for readers that keep reading past it (DESIGN
+   * §5); empty `choices` keeps OpenAI-compatible readers happy.
+   */
   searchResults(results: CompletionSearchResult[]): string {
     return JSON.stringify({ choices: [], search_results: results, usage_id: this.run.logId });
   }

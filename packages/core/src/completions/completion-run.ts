@@ -13,7 +13,8 @@ import { requireEndpoint } from "../endpoints/require-endpoint.ts";
 import type { ProjectContext } from "../shared/context.ts";
 import { BadRequestError, ServiceError, UpstreamError } from "../shared/errors.ts";
 import { newUuid } from "../shared/ids.ts";
-import { templateVariables } from "../templates/template.ts";
+import { builtinValues } from "../templates/builtin-variables.ts";
+import { checkRequestValues } from "../templates/request-variables.ts";
 import type { CompletionInput } from "./completion-input.ts";
 import { LOG_STATUS, writeCompletionLog } from "./completion-log.ts";
 import { type CompletionCosts, completionCosts } from "./completion-usage.ts";
@@ -73,17 +74,20 @@ export class CompletionRun {
     private readonly ctx: ProjectContext,
     readonly endpoint: EndpointRecord,
     readonly input: CompletionInput,
+    /** the caller's values and the built-in ones (`last_user_message`) */
+    private readonly values: Record<string, string>,
     private readonly options: CompletionOptions,
   ) {
     this.format = options.format ?? (endpoint.type === "chat" ? "chat" : "text");
     this.completionId = `${this.format === "chat" ? "chatcmpl" : "cmpl"}-${this.logId.replaceAll("-", "")}`;
-    this.rendered = renderModelInput(endpoint, input.values, input);
+    this.rendered = renderModelInput(endpoint, values, input);
   }
 
   /**
-   * Loads the endpoint and checks the caller's values against its template and search
-   * queries: every variable not filled by a search block needs a value (a 400 naming all
-   * that are missing). Nothing is logged for a request rejected here.
+   * Loads the endpoint and checks the request's values (the caller's, and the built-in
+   * `last_user_message`) against its template and search queries: every variable not filled
+   * by a search block needs a value. A 400 names all that are missing, and beside them the
+   * `values` keys no variable uses. Nothing is logged for a request rejected here.
    */
   static async start(
     ctx: ProjectContext,
@@ -92,14 +96,11 @@ export class CompletionRun {
     options: CompletionOptions,
   ): Promise<CompletionRun> {
     const endpoint = await requireEndpoint(ctx, endpointId);
-    const missing = missingVariables(endpoint, input.values);
-    if (missing.length > 0) {
-      throw new BadRequestError(
-        `missing ${missing.length === 1 ? "variable" : "variables"} ${missing.join(", ")}`,
-        "values",
-      );
-    }
-    return new CompletionRun(ctx, endpoint, input, options);
+    // The built-ins cannot collide with the caller's: `parseCompletionInput` refuses them.
+    const values = { ...input.values, ...builtinValues(endpoint.type, input) };
+    const problem = checkRequestValues(endpoint, values, Object.keys(input.rawValues ?? {}));
+    if (problem) throw new BadRequestError(problem.message, problem.field);
+    return new CompletionRun(ctx, endpoint, input, values, options);
   }
 
   get created(): number {
@@ -123,7 +124,7 @@ export class CompletionRun {
   async retrieve(): Promise<void> {
     if (!this.usesSearch) return;
     try {
-      this.search = await runSearchBlocks(this.ctx, this.endpoint.search, this.input.values);
+      this.search = await runSearchBlocks(this.ctx, this.endpoint.search, this.values);
     } catch (error) {
       // A provider failure while searching (the embedder) fails the completion: logged.
       if (error instanceof UpstreamError) await this.fail(error);
@@ -131,7 +132,7 @@ export class CompletionRun {
     }
     this.rendered = renderModelInput(
       this.endpoint,
-      { ...this.input.values, ...this.search.filled },
+      { ...this.values, ...this.search.filled },
       this.input,
     );
     // image_paths come from the rows table; fetched while the model answers.
@@ -213,21 +214,6 @@ export class CompletionRun {
     });
     return costs;
   }
-}
-
-/** Variables the template and the search queries need from `values`, in order of use. */
-export function missingVariables(
-  endpoint: Pick<EndpointRecord, "prompt" | "messages" | "search">,
-  values: Record<string, string>,
-): string[] {
-  const filled = new Set(endpoint.search.map((s) => s.variable));
-  const templates =
-    endpoint.prompt !== null ? [endpoint.prompt] : (endpoint.messages ?? []).map((m) => m.content);
-  const needed = [
-    ...templates.flatMap(templateVariables).filter((v) => !filled.has(v)),
-    ...endpoint.search.flatMap((s) => templateVariables(s.query)),
-  ];
-  return [...new Set(needed)].filter((v) => !Object.hasOwn(values, v));
 }
 
 function modelName(modelId: string): string {

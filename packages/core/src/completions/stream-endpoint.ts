@@ -8,10 +8,11 @@ import { type CompletionOptions, CompletionRun } from "./completion-run.ts";
 export interface CompletionStream {
   /**
    * The `data` of each server-sent event, in order: OpenAI chunks as the model produces them,
-   * the last one with the finish reason and usage, `[DONE]`, then (when the endpoint
-   * searches) the search results. A provider failure mid-way errors the stream with an
-   * `upstream_error` once it is logged; cancelling the stream (the client went away) stops
-   * the model and logs what it had produced with status 499.
+   * the last one with the finish reason, usage and (when the endpoint searches)
+   * `search_results`, `[DONE]`, then (when it searches) the search results once more. A
+   * provider failure mid-way errors the stream with an `upstream_error` once it is logged;
+   * cancelling the stream (the client went away) stops the model and logs what it had
+   * produced with status 499.
    */
   events: ReadableStream<string>;
   /** settles once the log row is written, however the stream ended; never rejects */
@@ -80,9 +81,10 @@ export async function streamEndpoint(
           usage: part.usage,
           modelId: part.modelId,
         });
-        controller.enqueue(writer.finish(part.finishReason, costs));
+        const results = run.usesSearch ? await run.results() : undefined;
+        controller.enqueue(writer.finish(part.finishReason, costs, results));
         tail.push(DONE);
-        if (run.usesSearch) tail.push(writer.searchResults(await run.results()));
+        if (results) tail.push(writer.searchResults(results));
       },
       async cancel(reason) {
         abort.abort(reason);

@@ -5,8 +5,8 @@ import type { DatasetRecord } from "../datasets/dataset-view.ts";
 import { requireDataset } from "../datasets/require-dataset.ts";
 import { sanitizeFilename } from "../fetching/filename.ts";
 import type { IngestMessage } from "../ingestion/ingest-message.ts";
-import { parseSource } from "../parsing/index.ts";
-import { insertRows } from "../rows/insert-rows.ts";
+import { parseSource, requireSourceKind } from "../parsing/index.ts";
+import { insertRows, withPositions } from "../rows/insert-rows.ts";
 import { prepareRows } from "../rows/prepare-rows.ts";
 import { embeddedColumn, type RowInput } from "../rows/row-input.ts";
 import { type UserMetadata, validateUserMetadata } from "../rows/row-metadata.ts";
@@ -85,7 +85,9 @@ export async function createDocument(
         .where(and(eq(documents.datasetId, dataset.id), eq(documents.id, input.id)))
         .returning();
       if (!document) throw new NotFoundError("Document", input.id);
-      await insertRows(tx, ctx.projectId, dataset, { id: input.id, url: input.url }, prepared);
+      // every row says its place in the document (`chunk`, 0-based)
+      const positioned = withPositions(prepared, 0);
+      await insertRows(tx, ctx.projectId, dataset, { id: input.id, url: input.url }, positioned);
       return toDocumentView(document, prepared.length);
     });
   } catch (error) {
@@ -142,7 +144,9 @@ function validateBody(dataset: DatasetRecord, body: CreateDocumentBody): Documen
     dataset.kind,
   );
   const metadata =
-    body.metadata === undefined ? {} : validateUserMetadata(body.metadata, "metadata");
+    body.metadata === undefined
+      ? {}
+      : validateUserMetadata(body.metadata, "metadata", dataset.metadataColumns);
   return { id, filename, url, content, parseUrl, ...chunking, metadata };
 }
 
@@ -198,6 +202,9 @@ async function loadSource(
   if (!input.parseUrl || input.url === null) return null;
   const fetched = await fetchUrl(input.url);
   if (fetched.bytes.length > SYNC_SOURCE_MAX_BYTES) {
+    // Decided before anything is stored, as parseSource decides for smaller replies: binary
+    // bytes are a 415 whatever the server called them (and a PDF served as text is a PDF).
+    requireSourceKind(fetched.bytes, fetched);
     return {
       kind: "large",
       bytes: fetched.bytes,

@@ -9,6 +9,8 @@ import { and, eq, inArray, sql } from "drizzle-orm";
 import { compileFilter } from "../filter/compile-filter.ts";
 import type { ProjectContext } from "../shared/context.ts";
 import { BadRequestError } from "../shared/errors.ts";
+import { isBuiltinVariable } from "../templates/builtin-variables.ts";
+import { valueVariables } from "../templates/request-variables.ts";
 import { templateVariables } from "../templates/template.ts";
 
 export interface EndpointSettings {
@@ -20,12 +22,12 @@ export interface EndpointSettings {
   search?: SearchBlock[];
 }
 
-/** Variables the caller must supply in `values`: the template's, minus those search fills. */
+/**
+ * Variables the caller must supply in `values`: the template's, minus those search fills,
+ * then the search queries'; built-in ones (`last_user_message`) come from the request.
+ */
 export function callerVariables(config: EndpointConfig): string[] {
-  const filled = new Set(config.search.map((s) => s.variable));
-  return templateText(config)
-    .flatMap(templateVariables)
-    .filter((v, i, all) => !filled.has(v) && all.indexOf(v) === i);
+  return valueVariables(config);
 }
 
 export function templateText(config: Pick<EndpointConfig, "prompt" | "messages">): string[] {
@@ -66,6 +68,12 @@ async function validateSearch(ctx: ProjectContext, config: EndpointConfig): Prom
   const used = new Set(templateText(config).flatMap(templateVariables));
   const variables = new Set<string>();
   config.search.forEach((block, i) => {
+    if (isBuiltinVariable(block.variable)) {
+      throw new BadRequestError(
+        `'${block.variable}' is a built-in variable (the request fills it); name another`,
+        `search[${i}].variable`,
+      );
+    }
     if (!used.has(block.variable)) {
       throw new BadRequestError(
         `variable '${block.variable}' does not appear as {{${block.variable}}} in the template`,

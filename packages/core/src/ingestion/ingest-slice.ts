@@ -1,19 +1,22 @@
 import { documents } from "@quarry/db";
 import { and, eq, sql } from "drizzle-orm";
+import { chunkPages } from "../chunking/chunk-pages.ts";
 import { chunkText } from "../chunking/chunk-text.ts";
 import type { DatasetRecord } from "../datasets/dataset-view.ts";
 import { requireDataset } from "../datasets/require-dataset.ts";
 import type { DocumentRecord } from "../documents/document-view.ts";
 import {
+  binaryContentRefusal,
   decodeText,
   detectSourceKind,
   htmlToText,
+  isBinaryContent,
   ParseError,
   pdfPageTexts,
   type SourceKind,
   withoutNul,
 } from "../parsing/index.ts";
-import { insertRows } from "../rows/insert-rows.ts";
+import { insertRows, withPositions } from "../rows/insert-rows.ts";
 import { prepareRows } from "../rows/prepare-rows.ts";
 import { embeddedColumn, type RowInput } from "../rows/row-input.ts";
 import type { UserMetadata } from "../rows/row-metadata.ts";
@@ -57,6 +60,8 @@ export interface IngestDeps {
 
 interface Slice {
   inputs: RowInput[];
+  /** PDFs: the page each input starts on, in step with `inputs` */
+  pages?: number[];
   /** where the next slice starts; null when the file is finished */
   next: IngestCursor | null;
   unit: "bytes" | "pages";
@@ -102,7 +107,10 @@ export async function runIngestSlice(
   if (!document.storageKey) throw new ParseError("the document has no stored file to ingest");
   const slice = await readSlice(dataset, document, message.cursor, deps.source);
   const prepared = await prepareRows(ctx, dataset, slice.inputs, document.metadata as UserMetadata);
-  const rowsWritten = (message.cursor?.rowsWritten ?? 0) + prepared.length;
+  // Each row's `chunk` continues the count of the rows the earlier slices wrote.
+  const rowsBefore = message.cursor?.rowsWritten ?? 0;
+  const positioned = withPositions(prepared, rowsBefore, slice.pages);
+  const rowsWritten = rowsBefore + prepared.length;
   const committed = await writeTransaction(ctx.db, dataset.id, async (tx) => {
     const advanced = await tx
       .update(documents)
@@ -131,7 +139,7 @@ export async function runIngestSlice(
       )
       .returning({ id: documents.id });
     if (advanced.length === 0) return false;
-    await insertRows(tx, ctx.projectId, dataset, document, prepared);
+    await insertRows(tx, ctx.projectId, dataset, document, positioned);
     return true;
   });
   if (!committed) return "skipped";
@@ -171,15 +179,19 @@ async function readSlice(
   const size = await source.size(key);
   if (size === null) throw new ParseError("the uploaded file is missing from storage");
   const head = await source.read(key, 0, Math.min(size, 512));
-  const kind = detectSourceKind({
-    contentType: document.contentType,
-    filename: document.filename,
-    head,
-  });
-  if (!kind)
+  const hints = { contentType: document.contentType, filename: document.filename, head };
+  const kind = detectSourceKind(hints);
+  if (!kind) {
+    if (binaryContentRefusal(hints)) {
+      throw new ParseError(
+        "the file is binary data, not text and not a PDF, although its name or type says text; nothing was stored from it — upload a PDF, CSV, plain text, Markdown or HTML file",
+        { reason: "not_text" },
+      );
+    }
     throw new ParseError(
       "this file type cannot be parsed; upload PDF, CSV, text, Markdown or HTML",
     );
+  }
   const chunking = {
     chunkSize: document.chunkSize ?? 1000,
     chunkOverlap: document.chunkOverlap ?? 100,
@@ -206,6 +218,7 @@ async function csvSlice(
   let window: number = SLICE_LIMITS.csvBytes;
   for (;;) {
     const bytes = await source.read(key, position, window);
+    rejectBinary(bytes, position);
     const atEnd = position + bytes.length >= size;
     const parsed = parseCsvWindow(bytes, position, atEnd, cursor?.columns, cursor?.delimiter);
     if (parsed) {
@@ -249,14 +262,18 @@ async function pdfSlice(
     maxPages: SLICE_LIMITS.pdfPages,
   });
   const done = Math.min(position + pages.length, totalPages);
-  const text = pages.join("\n\n");
-  if (position === 0 && done >= totalPages && text.trim() === "") {
+  if (position === 0 && done >= totalPages && pages.every((page) => page.trim() === "")) {
     throw new ParseError(
       "the PDF has no text layer (scanned images?); run OCR and upload it again",
     );
   }
+  const chunks = chunkPages(pages, position + 1, chunking);
   return {
-    inputs: chunkInputs(dataset, text, chunking),
+    inputs: toInputs(
+      dataset,
+      chunks.map((c) => c.text),
+    ),
+    pages: chunks.map((c) => c.page),
     next: done < totalPages ? { position: done, rowsWritten: 0 } : null,
     unit: "pages",
     total: totalPages,
@@ -284,6 +301,7 @@ async function textSlice(
       );
     }
     const bytes = await source.read(key, 0, size);
+    rejectBinary(bytes, 0);
     const decoded = decodeText(bytes, { contentType: document.contentType, kind });
     const text = kind === "html" ? htmlToText(decoded).text : decoded;
     return {
@@ -295,6 +313,7 @@ async function textSlice(
     };
   }
   const bytes = await source.read(key, position, SLICE_LIMITS.textBytes);
+  rejectBinary(bytes, position);
   const atEnd = position + bytes.length >= size;
   const cut = atEnd ? bytes.length : lastCharBoundary(bytes);
   let text: string;
@@ -362,9 +381,23 @@ function chunkInputs(
   );
 }
 
+/** One row per chunk; `chunkText` never yields a blank chunk, so rows stay in step with pages. */
 function toInputs(dataset: DatasetRecord, texts: string[]): RowInput[] {
   const column = embeddedColumn(dataset) ?? dataset.columns[0]?.name ?? "text";
-  return texts.filter((t) => t.trim() !== "").map((t) => ({ data: { [column]: t }, metadata: {} }));
+  return texts.map((t) => ({ data: { [column]: t }, metadata: {} }));
+}
+
+/**
+ * The kind was decided from the file's first bytes; a slice that turns binary further on
+ * (text glued to an archive, a truncated download padded with zeros) fails the document
+ * rather than storing garbage rows.
+ */
+function rejectBinary(bytes: Uint8Array, position: number): void {
+  if (!isBinaryContent(bytes)) return;
+  throw new ParseError(
+    `the file holds binary data, not text, between bytes ${position} and ${position + bytes.length}: it is not the text file its name or type says; convert it to text, or upload the original PDF`,
+    { reason: "not_text" },
+  );
 }
 
 /** Whether the first bytes decode as UTF-8 (a multi-byte sequence cut at the end is fine). */

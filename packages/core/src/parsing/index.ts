@@ -1,9 +1,15 @@
+export { isBinaryContent, startsWithPdfMagic } from "./binary-content.ts";
 export { type CsvSlice, type CsvTable, csvRecordsFrom, parseCsv } from "./csv-records.ts";
 export { type DecodeTextOptions, decodeText } from "./decode-text.ts";
 export { type HtmlText, htmlToText } from "./html-to-text.ts";
 export { type MarkdownText, markdownToText } from "./markdown-to-text.ts";
 export { ParseError, type ParseFailure } from "./parse-error.ts";
-export { type ParsedSource, parseSource, type SourceDescription } from "./parse-source.ts";
+export {
+  type ParsedSource,
+  parseSource,
+  requireSourceKind,
+  type SourceDescription,
+} from "./parse-source.ts";
 export {
   noTextLayerError,
   type PdfPageRange,
@@ -12,6 +18,7 @@ export {
 } from "./pdf-to-text.ts";
 export { normalizeLineBreaks, plainTextToText } from "./plain-text.ts";
 export {
+  binaryContentRefusal,
   detectSourceKind,
   SOURCE_KINDS,
   type SourceKind,

@@ -5,7 +5,7 @@ import { htmlToText } from "./html-to-text.ts";
 import { markdownToText } from "./markdown-to-text.ts";
 import { ParseError } from "./parse-error.ts";
 import { plainTextToText } from "./plain-text.ts";
-import { detectSourceKind, type SourceKind } from "./source-kind.ts";
+import { binaryContentRefusal, detectSourceKind, type SourceKind } from "./source-kind.ts";
 
 /**
  * What a file holds: prose to chunk and embed, a table whose records become rows, or pages
@@ -48,13 +48,8 @@ export async function parseSource(
   { contentType = null, filename = null }: SourceDescription = {},
 ): Promise<ParsedSource> {
   if (bytes.length === 0) throw new ParseError("the file is empty", { reason: "empty" });
-  const sourceKind = detectSourceKind({ contentType, filename, head: bytes.subarray(0, 1024) });
+  const sourceKind = requireSourceKind(bytes, { contentType, filename });
   switch (sourceKind) {
-    case null:
-      throw new UnsupportedMediaTypeError(
-        `${describe(contentType, filename)} is not a supported file type; ` +
-          "upload a PDF, CSV, plain text, Markdown or HTML file",
-      );
     case "pdf":
       return { kind: "pages", sourceKind };
     case "csv": {
@@ -79,6 +74,29 @@ export async function parseSource(
       return { kind: "text", sourceKind, title: null, text: requireText(text) };
     }
   }
+}
+
+/**
+ * The kind `parseSource` would parse the bytes as (from their first KB, the Content-Type and
+ * the name), or a 415: a type we do not parse, or binary bytes where text was promised.
+ */
+export function requireSourceKind(
+  bytes: Uint8Array,
+  { contentType = null, filename = null }: SourceDescription = {},
+): SourceKind {
+  const hints = { contentType, filename, head: bytes.subarray(0, 1024) };
+  const kind = detectSourceKind(hints);
+  if (kind) return kind;
+  if (binaryContentRefusal(hints)) {
+    throw new UnsupportedMediaTypeError(
+      `the content is binary data, not text and not a PDF, although ${describe(contentType, filename)} says text; ` +
+        "use a PDF, CSV, plain text, Markdown or HTML file",
+    );
+  }
+  throw new UnsupportedMediaTypeError(
+    `${describe(contentType, filename)} is not a supported file type; ` +
+      "upload a PDF, CSV, plain text, Markdown or HTML file",
+  );
 }
 
 function requireText(text: string): string {

@@ -1,3 +1,5 @@
+import { isBinaryContent, startsWithPdfMagic } from "./binary-content.ts";
+
 /** The kinds of file the parsers understand. */
 export type SourceKind = "pdf" | "csv" | "text" | "markdown" | "html";
 
@@ -54,15 +56,33 @@ const WEAK_TYPES: Readonly<Record<string, SourceKind | null>> = {
 
 /**
  * What kind of file this is, or null when it is none we parse (images, archives, Office
- * documents…). A specific Content-Type decides; a generic or missing one defers to the
- * file extension, then to the bytes: `%PDF-` and the start of an HTML document are
- * recognised, and bytes that look like text are text only when nothing else was said.
+ * documents…). The bytes come first: a file that starts with `%PDF-` is a PDF whatever its
+ * name or type, and binary bytes (`isBinaryContent`) are never the text a name or type may
+ * promise (a PDF or a zip renamed `.txt`). Then a specific Content-Type decides; a generic or
+ * missing one defers to the file extension, then to the bytes: `%PDF-` in the first KB and
+ * the start of an HTML document are recognised, and bytes that look like text are text only
+ * when nothing else was said.
  */
-export function detectSourceKind({
-  contentType,
-  filename,
-  head,
-}: SourceKindHints): SourceKind | null {
+export function detectSourceKind(hints: SourceKindHints): SourceKind | null {
+  if (startsWithPdfMagic(hints.head)) return "pdf";
+  const kind = declaredSourceKind(hints);
+  // A file declared PDF is left to the PDF parser, which says what is wrong with it.
+  if (kind === null || kind === "pdf") return kind;
+  return isBinaryContent(hints.head) ? null : kind;
+}
+
+/**
+ * Why `detectSourceKind` refused a file whose name or type promised a kind we parse: its
+ * bytes are binary. Null when it was refused for its type alone (an image, a .docx).
+ */
+export function binaryContentRefusal(hints: SourceKindHints): "binary" | null {
+  if (startsWithPdfMagic(hints.head) || !isBinaryContent(hints.head)) return null;
+  const kind = declaredSourceKind(hints);
+  return kind !== null && kind !== "pdf" ? "binary" : null;
+}
+
+/** The kind by Content-Type, file extension and sniffing, before the bytes are checked. */
+function declaredSourceKind({ contentType, filename, head }: SourceKindHints): SourceKind | null {
   const type = mediaType(contentType);
   const extension = extensionOf(filename);
   const byExtension = extension === null ? undefined : BY_EXTENSION[extension];

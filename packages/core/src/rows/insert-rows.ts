@@ -1,6 +1,7 @@
 import type { Database } from "@quarry/db";
 import { type SQL, sql } from "drizzle-orm";
 import type { DatasetRecord } from "../datasets/dataset-view.ts";
+import { positionMetadata, type RowPosition } from "../shared/system-metadata.ts";
 import { KEYWORD_CONFIG } from "./keyword-config.ts";
 import type { PreparedRow } from "./prepare-rows.ts";
 import { embeddedColumn } from "./row-input.ts";
@@ -15,6 +16,27 @@ import { scaledVectorSql, scaleVectors } from "./vector-transfer.ts";
  */
 const INSERT_BATCH = 500;
 
+/** A prepared row of a chunked document, with where it comes from (`chunk`, `page`). */
+export interface PositionedRow extends PreparedRow {
+  position?: RowPosition;
+}
+
+/**
+ * A document's rows numbered in order from `firstChunk` (the rows its earlier slices wrote),
+ * each with the page it starts on when `pages` gives one: the service keys `chunk` and `page`.
+ */
+export function withPositions(
+  rows: readonly PreparedRow[],
+  firstChunk: number,
+  pages?: readonly (number | undefined)[],
+): PositionedRow[] {
+  return rows.map((row, i) => {
+    const page = pages?.[i];
+    const chunk = firstChunk + i;
+    return { ...row, position: page === undefined ? { chunk } : { chunk, page } };
+  });
+}
+
 /**
  * Appends prepared rows to a document, inside the caller's transaction, in one statement per
  * batch: the rows travel as one JSON parameter, ids are drawn from the rows sequence in input
@@ -26,7 +48,7 @@ export async function insertRows(
   projectId: string,
   dataset: DatasetRecord,
   document: { id: string; url: string | null },
-  prepared: PreparedRow[],
+  prepared: PositionedRow[],
 ): Promise<RowView[]> {
   const views: RowView[] = [];
   for (let start = 0; start < prepared.length; start += INSERT_BATCH) {
@@ -55,7 +77,7 @@ export function rowsInsertStatement(
   projectId: string,
   dataset: Pick<DatasetRecord, "id" | "dimensions">,
   document: { id: string; url: string | null },
-  batch: PreparedRow[],
+  batch: PositionedRow[],
   onlyIf: SQL = sql`true`,
 ): SQL {
   const vectors = scaleVectors(batch.map((row) => row.embedding));
@@ -63,11 +85,14 @@ export function rowsInsertStatement(
     ord,
     data: row.data,
     // rowId is added by the statement; the rest of the system keys are known here.
-    metadata: rowMetadata(row.metadata, {
-      rowId: 0,
-      documentId: document.id,
-      ...(document.url ? { url: document.url } : {}),
-    }),
+    metadata: {
+      ...rowMetadata(row.metadata, {
+        rowId: 0,
+        documentId: document.id,
+        ...(document.url ? { url: document.url } : {}),
+      }),
+      ...positionMetadata(row.position),
+    },
     embedding: vectors.integers[ord],
     text: row.keywordText,
   }));
@@ -93,7 +118,7 @@ export function rowsInsertStatement(
 export function rowViews(
   dataset: DatasetRecord,
   document: { id: string; url: string | null },
-  batch: PreparedRow[],
+  batch: PositionedRow[],
   writtenIds: number[],
 ): RowView[] {
   const column = embeddedColumn(dataset);
@@ -105,11 +130,14 @@ export function rowViews(
       datasetId: dataset.id,
       documentId: document.id,
       data: row.data,
-      metadata: rowMetadata(row.metadata, {
-        rowId: id,
-        documentId: document.id,
-        ...(document.url ? { url: document.url } : {}),
-      }),
+      metadata: {
+        ...rowMetadata(row.metadata, {
+          rowId: id,
+          documentId: document.id,
+          ...(document.url ? { url: document.url } : {}),
+        }),
+        ...positionMetadata(row.position),
+      },
       imagePaths: null,
       embeddedColumn: row.embedding ? column : null,
     });

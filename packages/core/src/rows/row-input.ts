@@ -46,7 +46,10 @@ function validateRowInput(dataset: DatasetRecord, row: unknown, path: string): R
   }
   return {
     data: checked,
-    metadata: metadata === undefined ? {} : validateUserMetadata(metadata, `${path}.metadata`),
+    metadata:
+      metadata === undefined
+        ? {}
+        : validateUserMetadata(metadata, `${path}.metadata`, dataset.metadataColumns),
   };
 }
 

@@ -1,3 +1,4 @@
+import type { MetadataColumnDefinition, MetadataColumnType } from "@quarry/db";
 import { BadRequestError } from "../shared/errors.ts";
 import { SYSTEM_METADATA_KEYS } from "../shared/system-metadata.ts";
 
@@ -17,11 +18,18 @@ export const MAX_METADATA_STRING_LENGTH = 4096;
 export const MAX_METADATA_LIST_LENGTH = 256;
 
 /**
- * Validates user metadata: string, finite number, boolean or array of strings per key.
- * System keys in the input are dropped, not refused: the service's values always win, and a
- * row read from E6 can be sent back unchanged.
+ * Validates user metadata: string, finite number, boolean or array of strings per key, and
+ * for the keys the dataset declares in `metadata_columns`, exactly the declared type — a
+ * `"2024"` under a `number` column would silently drop out of range filters. Undeclared keys
+ * take any of the four. `null` is never a value (a declared column is left out when it has
+ * none, as CSV ingestion leaves out empty cells). System keys in the input are dropped, not
+ * refused: the service's values always win, and a row read from E6 can be sent back unchanged.
  */
-export function validateUserMetadata(value: unknown, path: string): UserMetadata {
+export function validateUserMetadata(
+  value: unknown,
+  path: string,
+  declared: readonly MetadataColumnDefinition[],
+): UserMetadata {
   if (typeof value !== "object" || value === null || Array.isArray(value)) {
     throw new BadRequestError("must be an object", path);
   }
@@ -29,6 +37,7 @@ export function validateUserMetadata(value: unknown, path: string): UserMetadata
   if (entries.length > MAX_METADATA_KEYS) {
     throw new BadRequestError(`takes at most ${MAX_METADATA_KEYS} keys`, path);
   }
+  const types = new Map(declared.map((c) => [c.name, c.type]));
   const out: UserMetadata = {};
   for (const [key, item] of entries) {
     const at = `${path}.${key}`;
@@ -39,9 +48,32 @@ export function validateUserMetadata(value: unknown, path: string): UserMetadata
         at,
       );
     }
+    const type = types.get(key);
+    if (type !== undefined && !hasMetadataType(item, type)) {
+      throw new BadRequestError(
+        item === null
+          ? `expected ${type}, not null (leave the key out when there is no value)`
+          : `expected ${type}`,
+        at,
+      );
+    }
     out[key] = metadataValue(item, at);
   }
   return out;
+}
+
+/** Whether a value is of a declared metadata column type (no coercion: `"2024"` is no number). */
+export function hasMetadataType(value: unknown, type: MetadataColumnType): boolean {
+  switch (type) {
+    case "string":
+      return typeof value === "string";
+    case "number":
+      return typeof value === "number";
+    case "boolean":
+      return typeof value === "boolean";
+    case "string[]":
+      return Array.isArray(value) && value.every((item) => typeof item === "string");
+  }
 }
 
 function metadataValue(value: unknown, path: string): MetadataValue {
@@ -62,7 +94,14 @@ function metadataValue(value: unknown, path: string): MetadataValue {
       return boundedString(item, `${path}[${i}]`);
     });
   }
-  throw new BadRequestError("must be a string, a number, a boolean or an array of strings", path);
+  const types = "must be a string, a number, a boolean or an array of strings";
+  if (value === null) {
+    throw new BadRequestError(
+      `${types}, not null (leave the key out when there is no value)`,
+      path,
+    );
+  }
+  throw new BadRequestError(types, path);
 }
 
 function boundedString(value: string, path: string): string {

@@ -4,7 +4,11 @@ import { requireDataset } from "../datasets/require-dataset.ts";
 import { embedTexts } from "../embedding/embed-texts.ts";
 import type { ProjectContext } from "../shared/context.ts";
 import { BadRequestError, NotFoundError } from "../shared/errors.ts";
-import { SYSTEM_METADATA_KEYS } from "../shared/system-metadata.ts";
+import {
+  positionMetadata,
+  SYSTEM_METADATA_KEYS,
+  storedRowPosition,
+} from "../shared/system-metadata.ts";
 import { datasetWriteLock, retryOnContention } from "../shared/write-transaction.ts";
 import { KEYWORD_CONFIG } from "./keyword-config.ts";
 import { embeddableText } from "./prepare-rows.ts";
@@ -36,7 +40,10 @@ export async function updateRow(
     throw new BadRequestError("at least one of 'data' or 'metadata' is required", "body");
   }
   const dataPatch = data === undefined ? {} : validateRowData(dataset, data, "data");
-  const metadataPatch = metadata === undefined ? {} : validateUserMetadata(metadata, "metadata");
+  const metadataPatch =
+    metadata === undefined
+      ? {}
+      : validateUserMetadata(metadata, "metadata", dataset.metadataColumns);
 
   const [row] = await ctx.db
     .select(rowViewColumns)
@@ -54,10 +61,14 @@ export async function updateRow(
   const keywordText = after ?? Object.values(nextData).join("\n");
 
   const system = row.metadata as { documentId: string; url?: string };
-  const nextMetadata = rowMetadata(
-    { ...userPart(row.metadata), ...metadataPatch },
-    { rowId, documentId: system.documentId, ...(system.url ? { url: system.url } : {}) },
-  );
+  const nextMetadata = {
+    ...rowMetadata(
+      { ...userPart(row.metadata), ...metadataPatch },
+      { rowId, documentId: system.documentId, ...(system.url ? { url: system.url } : {}) },
+    ),
+    // where the row comes from in its document stays (`chunk`, `page`)
+    ...positionMetadata(storedRowPosition(row.metadata)),
+  };
   const [updated] = await retryOnContention(() =>
     ctx.db
       .update(rows)

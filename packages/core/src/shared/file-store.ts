@@ -8,3 +8,21 @@ export interface FileStore {
   deletePrefix(prefix: string): Promise<void>;
   delete(key: string): Promise<void>;
 }
+
+/** A stored file opened for reading, streamed rather than held in memory (up to 100 MB). */
+export interface StoredFile {
+  body: ReadableStream<Uint8Array>;
+  /** bytes */
+  size: number;
+  /** the Content-Type it was stored with, if any */
+  contentType: string | null;
+}
+
+/**
+ * Reads stored files back whole (downloads). Apart from FileStore so that code that only
+ * writes and deletes files does not have to offer reading.
+ */
+export interface FileOpener {
+  /** the file, or null when nothing is stored under `key` */
+  open(key: string): Promise<StoredFile | null>;
+}

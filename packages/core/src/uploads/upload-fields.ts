@@ -1,4 +1,6 @@
+import type { MetadataColumnDefinition } from "@quarry/db";
 import { type ChunkOptions, MAX_CHUNK_SIZE, validateChunkOptions } from "../chunking/chunk-text.ts";
+import type { DatasetRecord } from "../datasets/dataset-view.ts";
 import { validateDocumentId } from "../documents/document-id.ts";
 import { type UserMetadata, validateUserMetadata } from "../rows/row-metadata.ts";
 import { BadRequestError } from "../shared/errors.ts";
@@ -57,17 +59,25 @@ export function checkUploadPart(
   return name;
 }
 
+/** What E9's fields are checked against: chunk limits by kind, metadata by declared types. */
+export interface UploadDataset {
+  kind: DatasetRecord["kind"];
+  metadataColumns: readonly MetadataColumnDefinition[];
+}
+
 /**
- * Validates E9's text fields against the dataset's kind. With `complete: false` only the
- * fields present are checked, each on its own — fields after the file part may still come
- * (a `chunk_overlap` of 150 is fine before we know whether `chunk_size` will be 200).
+ * Validates E9's text fields against the dataset (chunk limits of its kind, the types of its
+ * declared metadata columns). With `complete: false` only the fields present are checked,
+ * each on its own — fields after the file part may still come (a `chunk_overlap` of 150 is
+ * fine before we know whether `chunk_size` will be 200).
  * Empty values count as absent, as HTML forms send blank inputs.
  */
 export function validateUploadFields(
   raw: RawUploadFields,
-  kind: keyof typeof MAX_CHUNK_SIZE,
+  dataset: UploadDataset,
   { complete = true }: { complete?: boolean } = {},
 ): UploadFields {
+  const { kind } = dataset;
   const size = integerField(raw.chunk_size, "chunk_size");
   const overlap = integerField(raw.chunk_overlap, "chunk_overlap");
   const chunking = complete
@@ -85,7 +95,7 @@ export function validateUploadFields(
   return {
     ...chunking,
     documentId: documentIdField(raw),
-    metadata: metadataField(raw.metadata),
+    metadata: metadataField(raw.metadata, dataset.metadataColumns),
   };
 }
 
@@ -111,7 +121,10 @@ function documentIdField(raw: RawUploadFields): string | null {
   return null;
 }
 
-function metadataField(value: string | undefined): UserMetadata {
+function metadataField(
+  value: string | undefined,
+  declared: UploadDataset["metadataColumns"],
+): UserMetadata {
   if (!present(value)) return {};
   let parsed: unknown;
   try {
@@ -119,5 +132,5 @@ function metadataField(value: string | undefined): UserMetadata {
   } catch {
     throw new BadRequestError("is not valid JSON (send the JSON text of an object)", "metadata");
   }
-  return validateUserMetadata(parsed, "metadata");
+  return validateUserMetadata(parsed, "metadata", declared);
 }

@@ -1,5 +1,5 @@
 import { sanitizeFilename } from "../fetching/filename.ts";
-import { detectSourceKind, type SourceKind } from "../parsing/source-kind.ts";
+import { binaryContentRefusal, detectSourceKind, type SourceKind } from "../parsing/source-kind.ts";
 import { UnsupportedMediaTypeError } from "../shared/errors.ts";
 
 /** SPEC Limits: "100 MB" per upload, read as 100 MiB (104,857,600 bytes) of file content. */
@@ -40,9 +40,9 @@ export function uploadContentType(raw: string | null): string | null {
 }
 
 /**
- * The parser that will read the file — PDF, CSV, plain text, Markdown or HTML — by the part's
- * Content-Type, the file extension and the first bytes (`%PDF-`, HTML). Anything else is a 415,
- * decided before a byte is stored.
+ * The parser that will read the file — PDF, CSV, plain text, Markdown or HTML — by its first
+ * bytes (a PDF is a PDF whatever its name; binary bytes are no text), then the part's
+ * Content-Type and the file extension. Anything else is a 415, decided before a byte is stored.
  */
 export function uploadSourceKind(hints: {
   contentType: string | null;
@@ -52,6 +52,11 @@ export function uploadSourceKind(hints: {
   const kind = detectSourceKind(hints);
   if (kind) return kind;
   const described = [hints.contentType, hints.filename].filter(Boolean).join(", ");
+  if (binaryContentRefusal(hints)) {
+    throw new UnsupportedMediaTypeError(
+      `file: the content is binary data, not text and not a PDF, although its type or name (${described}) says text; upload a PDF, CSV, plain text, Markdown or HTML file`,
+    );
+  }
   throw new UnsupportedMediaTypeError(
     `file: ${described ? `this type (${described})` : "this file"} cannot be parsed; upload PDF, CSV, plain text, Markdown or HTML`,
   );

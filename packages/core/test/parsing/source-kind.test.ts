@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { detectSourceKind } from "../../src/parsing/source-kind.ts";
+import { isBinaryContent } from "../../src/parsing/binary-content.ts";
+import { binaryContentRefusal, detectSourceKind } from "../../src/parsing/source-kind.ts";
 
 const utf8 = (text: string) => new TextEncoder().encode(text);
 const TEXT = utf8("just some words\n");
@@ -81,8 +82,65 @@ describe("detectSourceKind", () => {
         head: ZIP,
       }),
     ).toBeNull();
-    // Trust the declared type: a PNG label on PDF bytes is not parsed as a PDF.
-    expect(detectSourceKind({ contentType: "image/png", head: utf8("%PDF-1.4") })).toBeNull();
+  });
+
+  it("decides by the bytes first: a file that starts with %PDF- is a PDF whatever it is called", () => {
+    const pdf = utf8("%PDF-1.5\n%\xe2\xe3\xcf\xd3\n1 0 obj");
+    for (const [contentType, filename] of [
+      ["text/plain", "manual.txt"],
+      [null, "manual.txt"],
+      ["text/html", "page.html"],
+      ["text/csv", "data.csv"],
+      ["image/png", "x.png"],
+      ["application/octet-stream", "report.docx"],
+    ] as const) {
+      expect(detectSourceKind({ contentType, filename, head: pdf })).toBe("pdf");
+    }
+    // Only at the very start: a text about PDFs that quotes the header stays text.
+    const prose = utf8("Every PDF begins with %PDF-1.7 on its first line.\n");
+    expect(detectSourceKind({ contentType: "text/markdown", filename: "a.md", head: prose })).toBe(
+      "markdown",
+    );
+  });
+
+  it("refuses binary bytes whatever name or text type promises text", () => {
+    const random = new Uint8Array(512);
+    let seed = 7;
+    for (let i = 0; i < random.length; i++) {
+      seed = (seed * 1103515245 + 12345) >>> 0;
+      random[i] = seed >>> 24;
+    }
+    for (const head of [PNG, ZIP, random]) {
+      expect(detectSourceKind({ contentType: "text/plain", filename: "a.txt", head })).toBeNull();
+      expect(detectSourceKind({ contentType: null, filename: "a.txt", head })).toBeNull();
+      expect(detectSourceKind({ contentType: "text/csv", filename: "a.csv", head })).toBeNull();
+      expect(detectSourceKind({ contentType: "text/html", head })).toBeNull();
+      expect(detectSourceKind({ contentType: "text/x-python", filename: "a.py", head })).toBeNull();
+      expect(binaryContentRefusal({ contentType: "text/plain", filename: "a.txt", head })).toBe(
+        "binary",
+      );
+    }
+    // a type we do not parse is refused for its type, not its bytes
+    expect(binaryContentRefusal({ contentType: "image/png", filename: "x.png", head: PNG })).toBe(
+      null,
+    );
+    // A declared PDF is left to the PDF parser, which explains what is wrong with it.
+    expect(detectSourceKind({ contentType: "application/pdf", head: random })).toBe("pdf");
+  });
+
+  it("keeps text that has a stray NUL or control byte, and UTF-16 text, as text", () => {
+    const cases = [
+      utf8("alpha\u0000 beta\n\ngamma"),
+      utf8("text,n\nal\u0000pha,1\nbeta,2\u0000\n"),
+      utf8(`${"a line of words\r\n".repeat(40)}\u001a`),
+      utf8("\u001b[1mbold\u001b[0m and a form feed\f and a tab\t"),
+      Uint8Array.from([0xff, 0xfe, 0x68, 0, 0x69, 0]),
+      Uint8Array.from(Array.from("name,city\nZoe,Zurich\n", (c) => [c.charCodeAt(0), 0]).flat()),
+    ];
+    for (const head of cases) {
+      expect(isBinaryContent(head)).toBe(false);
+      expect(detectSourceKind({ contentType: "text/plain", filename: "a.txt", head })).toBe("text");
+    }
   });
 
   it("reads other text/* types as text unless the extension says more", () => {

@@ -28,11 +28,14 @@ const stack = await startStack({
   process.exit(1);
 });
 
-if (stack.adminTokenGenerated) {
-  console.log(
-    `ADMIN_TOKEN=${stack.adminToken}  (generated; kept in ${env.DATA_DIR ?? ".data"}/admin-token)`,
-  );
-}
+// The token itself only when it was just generated: every later start says where it is
+// kept (a 0600 file), so logs of ordinary starts never carry the secret.
+if (stack.adminTokenGenerated) console.log(`ADMIN_TOKEN=${stack.adminToken}  (generated)`);
+console.log(
+  stack.adminTokenFile
+    ? `ADMIN_TOKEN kept in ${stack.adminTokenFile}`
+    : "ADMIN_TOKEN from the environment",
+);
 console.log(
   stack.engine === "native"
     ? `Postgres (native, pgvector ${stack.pgvectorVersion}): ${maskDatabaseUrl(stack.databaseUrl)}`
@@ -41,17 +44,24 @@ console.log(
 console.log(`Quarry ready at ${stack.baseUrl}  (API reference: ${stack.baseUrl}/docs)`);
 
 let shuttingDown = false;
-for (const signal of ["SIGINT", "SIGTERM"] as const) {
-  process.on(signal, () => {
-    if (shuttingDown) return;
-    shuttingDown = true;
-    console.error(`[quarry] ${signal}: stopping, data kept`);
-    stack.stop().then(
-      () => process.exit(0),
-      (error: unknown) => {
-        console.error(error);
-        process.exit(1);
-      },
-    );
-  });
+function shutDown(reason: string) {
+  if (shuttingDown) return;
+  shuttingDown = true;
+  console.error(`[quarry] ${reason}: stopping, data kept`);
+  stack.stop().then(
+    () => process.exit(0),
+    (error: unknown) => {
+      console.error(error);
+      process.exit(1);
+    },
+  );
 }
+for (const signal of ["SIGINT", "SIGTERM"] as const) process.on(signal, () => shutDown(signal));
+
+// `pnpm dev` runs this file under tsx's launcher, which relays signals but dies alone when
+// it is killed hard: re-parented, this process would keep the whole stack running. Stop
+// cleanly instead. (If this process itself dies, the guard in stack.ts ends wrangler.)
+const launcher = process.ppid;
+setInterval(() => {
+  if (process.ppid !== launcher) shutDown("parent process gone");
+}, 1000).unref();

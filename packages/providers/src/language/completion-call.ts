@@ -62,6 +62,10 @@ export function sdkArguments(call: CompletionCall) {
   const messages: ModelMessage[] = call.messages.map((m) => ({ role: m.role, content: m.content }));
   return {
     messages,
+    // Endpoints put system messages in `messages` on purpose: a template's, or the caller's
+    // history, where they stand (the SDK's `system` option would move them to the front).
+    // Saying so silences the SDK's console warning for these calls only.
+    ...(messages.some((m) => m.role === "system") ? { allowSystemInMessages: true } : {}),
     ...(call.temperature !== undefined ? { temperature: call.temperature } : {}),
     ...(call.maxTokens !== undefined ? { maxOutputTokens: call.maxTokens } : {}),
     ...(call.user !== undefined ? { providerOptions: { openai: { user: call.user } } } : {}),

@@ -1,5 +1,6 @@
 import {
   type AuthCache,
+  type FileOpener,
   type FileStore,
   fetchSource,
   type ProjectContext,
@@ -20,7 +21,8 @@ import type { Bindings, Config } from "../env.ts";
 export interface Services {
   config: Config;
   db(): Database;
-  files: FileStore;
+  /** R2: uploads and large sources are stored, read back (downloads) and deleted here */
+  files: FileStore & FileOpener;
   /** E5's fetcher for `parse_url`: public addresses only unless ALLOW_PRIVATE_URLS=true */
   fetchUrl: UrlFetcher;
   /** sends a slice of work to the ingest worker */

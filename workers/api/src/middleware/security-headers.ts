@@ -5,8 +5,9 @@ import type { HonoEnv } from "../http/hono-env.ts";
  * Headers every response carries. API replies hold tenants' data, so no cache may keep them
  * (a route that chose its own Cache-Control, like the SSE stream's no-cache, keeps it); no
  * browser may sniff a JSON reply into HTML or frame it; URLs never leak through Referer.
- * The API reference page (`/docs`) loads its renderer from a CDN, so only JSON and stream
- * replies get the lock-everything Content-Security-Policy.
+ * Every reply gets the lock-everything Content-Security-Policy unless its route chose a
+ * policy of its own: the API reference page (`/docs`, routes/docs.ts) allows its scripts from
+ * this origin, a stored file is sandboxed.
  */
 const ALWAYS: Record<string, string> = {
   "X-Content-Type-Options": "nosniff",
@@ -21,7 +22,7 @@ export const securityHeaders = createMiddleware<HonoEnv>(async (c, next) => {
   const headers = c.res.headers;
   for (const [name, value] of Object.entries(ALWAYS)) headers.set(name, value);
   if (!headers.has("Cache-Control")) headers.set("Cache-Control", "no-store");
-  if (!headers.get("Content-Type")?.startsWith("text/html")) {
+  if (!headers.has("Content-Security-Policy")) {
     headers.set("Content-Security-Policy", LOCKED_DOWN_CSP);
   }
 });

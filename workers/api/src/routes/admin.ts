@@ -14,6 +14,7 @@ import {
 const createProjectRoute = createRoute({
   method: "post",
   path: "/admin/projects",
+  operationId: "createProject",
   tags: ["Admin"],
   summary: "Create a project",
   security: adminSecurity,
@@ -24,6 +25,7 @@ const createProjectRoute = createRoute({
 const createKeyRoute = createRoute({
   method: "post",
   path: "/admin/projects/{id}/keys",
+  operationId: "createApiKey",
   tags: ["Admin"],
   summary: "Issue an API key for a project (the key is shown once)",
   security: adminSecurity,
@@ -34,6 +36,7 @@ const createKeyRoute = createRoute({
 const revokeKeyRoute = createRoute({
   method: "delete",
   path: "/admin/keys/{key_id}",
+  operationId: "revokeApiKey",
   tags: ["Admin"],
   summary: "Revoke an API key; it stops working at once",
   security: adminSecurity,

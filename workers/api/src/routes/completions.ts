@@ -17,7 +17,7 @@ const tags = ["Completions"];
 const replies = {
   200: {
     description:
-      "A Completion, or with `stream: true` Server-Sent Events: OpenAI chunks, `[DONE]`, then `{choices: [], search_results, usage_id}` when the endpoint searches",
+      "A Completion, or with `stream: true` Server-Sent Events: OpenAI chunks (when the endpoint searches, the last one, with the finish reason and `usage`, also carries `search_results`, which OpenAI's clients keep on the chunk object), `[DONE]`, then `{choices: [], search_results, usage_id}` when the endpoint searches",
     content: {
       "application/json": { schema: CompletionResponseSchema },
       "text/event-stream": { schema: { type: "string" as const } },
@@ -30,10 +30,11 @@ const replies = {
 const completionsRoute = createRoute({
   method: "post",
   path: "/api/endpoints/{id}/completions",
+  operationId: "createCompletion",
   tags,
   summary: "E4 Completion from an endpoint (JSON, or SSE with stream: true)",
   description:
-    "Streams are `text_completion` chunks for prompt-style endpoints and `chat.completion.chunk` chunks for chat-style ones.",
+    'Streams are `text_completion` chunks for prompt-style endpoints and `chat.completion.chunk` chunks for chat-style ones. Templates and search queries may use the built-in `{{last_user_message}}`: the content of the request\'s last user turn (`role: "user"` messages and `prompt` items, in the order they are appended to the template), so OpenAI clients, which cannot send `values`, can drive a search.',
   security: projectSecurity,
   request: { params: EndpointParams, body: jsonBody(CompletionBody) },
   responses: replies,
@@ -42,10 +43,11 @@ const completionsRoute = createRoute({
 const chatCompletionsRoute = createRoute({
   method: "post",
   path: "/api/endpoints/{id}/chat/completions",
+  operationId: "createChatCompletion",
   tags,
   summary: "E4 for OpenAI chat clients: the same completion in the chat format",
   description:
-    "Where OpenAI's clients post a chat call when their base URL is `…/api/endpoints/{id}`: choices also carry `message`, and streams are `chat.completion.chunk` chunks.",
+    "Where OpenAI's clients post a chat call when their base URL is `…/api/endpoints/{id}`: choices also carry `message`, and streams are `chat.completion.chunk` chunks. An endpoint whose search query is `{{last_user_message}}` needs no `values`.",
   security: projectSecurity,
   request: { params: EndpointParams, body: jsonBody(CompletionBody) },
   responses: replies,

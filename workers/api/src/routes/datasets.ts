@@ -21,6 +21,7 @@ const tags = ["Datasets"];
 const createDatasetRoute = createRoute({
   method: "post",
   path: "/api/datasets",
+  operationId: "createDataset",
   tags,
   summary: "Create a dataset",
   security: projectSecurity,
@@ -31,6 +32,7 @@ const createDatasetRoute = createRoute({
 const listDatasetsRoute = createRoute({
   method: "get",
   path: "/api/datasets",
+  operationId: "listDatasets",
   tags,
   summary: "List the project's datasets (oldest first)",
   security: projectSecurity,
@@ -41,6 +43,7 @@ const listDatasetsRoute = createRoute({
 const getDatasetRoute = createRoute({
   method: "get",
   path: "/api/datasets/{id}",
+  operationId: "getDataset",
   tags,
   summary: "Get a dataset",
   security: projectSecurity,
@@ -54,6 +57,7 @@ const getDatasetRoute = createRoute({
 const deleteDatasetRoute = createRoute({
   method: "delete",
   path: "/api/datasets/{id}",
+  operationId: "deleteDataset",
   tags,
   summary: "Delete a dataset with its documents, rows and files",
   security: projectSecurity,

@@ -1,5 +1,12 @@
 import { createRoute, type OpenAPIHono, z } from "@hono/zod-openapi";
-import { createDocument, deleteDocument, getDocument, listDocuments } from "@quarry/core";
+import {
+  attachmentDisposition,
+  createDocument,
+  deleteDocument,
+  getDocument,
+  listDocuments,
+  openDocumentFile,
+} from "@quarry/core";
 import type { HonoEnv } from "../http/hono-env.ts";
 import {
   errorResponse,
@@ -18,6 +25,7 @@ const tags = ["Documents"];
 const listDocumentsRoute = createRoute({
   method: "get",
   path: "/api/datasets/{id}/documents",
+  operationId: "listDocuments",
   tags,
   summary: "List a dataset's documents with status, progress and row counts",
   security: projectSecurity,
@@ -28,6 +36,7 @@ const listDocumentsRoute = createRoute({
 const createDocumentRoute = createRoute({
   method: "post",
   path: "/api/datasets/{id}/documents",
+  operationId: "createDocument",
   tags,
   summary: "E5 Create a document from inline content or a fetched URL",
   description:
@@ -39,7 +48,9 @@ const createDocumentRoute = createRoute({
     ...errorResponses,
     409: errorResponse("A document with this id exists in the dataset"),
     413: errorResponse("The fetched document is larger than 20 MB"),
-    415: errorResponse("The URL's content type cannot be parsed"),
+    415: errorResponse(
+      "The URL's content cannot be parsed: a type we do not read, or binary bytes served as text",
+    ),
     502: errorResponse("The embedding provider failed"),
   },
 });
@@ -47,6 +58,7 @@ const createDocumentRoute = createRoute({
 const getDocumentRoute = createRoute({
   method: "get",
   path: "/api/datasets/{id}/documents/{document_id}",
+  operationId: "getDocument",
   tags,
   summary: "Get a document",
   security: projectSecurity,
@@ -57,11 +69,46 @@ const getDocumentRoute = createRoute({
 const deleteDocumentRoute = createRoute({
   method: "delete",
   path: "/api/datasets/{id}/documents/{document_id}",
+  operationId: "deleteDocument",
   tags,
   summary: "Delete a document, its rows and its stored file",
   security: projectSecurity,
   request: { params: DocumentParams },
   responses: { 204: { description: "Deleted" }, ...errorResponses },
+});
+
+const downloadDocumentFileRoute = createRoute({
+  method: "get",
+  path: "/api/datasets/{id}/documents/{document_id}/file",
+  operationId: "downloadDocumentFile",
+  tags,
+  summary: "Download a document's original file",
+  description:
+    "Streams the file as it was uploaded (or as E5 stored a large or PDF source), byte for byte, with the Content-Type it was stored with and `Content-Disposition: attachment` carrying its file name (`filename`, and `filename*` in UTF-8 when the name is not plain ASCII). This is how a document's file is opened: its `url` is the storage key, not a link. Rows of files say where they come from (`chunk`, and `page` for PDFs), so a search result can be cited with this file and a page. A document without a stored file (inline content, a page parsed on arrival, rows written with E11–E13) is a 404.",
+  security: projectSecurity,
+  request: { params: DocumentParams },
+  responses: {
+    200: {
+      description: "The file's bytes",
+      headers: z.object({
+        "Content-Disposition": z.string().openapi({
+          example: `attachment; filename="r_sum_.pdf"; filename*=UTF-8''r%C3%A9sum%C3%A9.pdf`,
+        }),
+        "Content-Length": z.string().openapi({ example: "52311" }),
+      }),
+      content: {
+        "application/octet-stream": {
+          schema: {
+            type: "string" as const,
+            format: "binary",
+            description: "The stored bytes; the Content-Type is the file's own",
+          },
+        },
+      },
+    },
+    ...errorResponses,
+    404: errorResponse("Unknown dataset or document, or a document that has no stored file"),
+  },
 });
 
 export function registerDocuments(app: OpenAPIHono<HonoEnv>) {
@@ -88,6 +135,19 @@ export function registerDocuments(app: OpenAPIHono<HonoEnv>) {
   app.openapi(getDocumentRoute, async (c) => {
     const { id, document_id } = c.req.valid("param");
     return c.json(await getDocument(c.var.project, id, document_id), 200);
+  });
+  app.openapi(downloadDocumentFileRoute, async (c) => {
+    const { id, document_id } = c.req.valid("param");
+    const file = await openDocumentFile(c.var.project, id, document_id, c.var.services.files);
+    return c.body(file.body, 200, {
+      "Content-Type": file.contentType,
+      "Content-Length": String(file.size),
+      // An attachment, never rendered: the file is whatever a user uploaded, and a browser
+      // cannot send the API key with a plain link anyway. The sandbox keeps an HTML file
+      // inert on this origin even if a client renders it.
+      "Content-Disposition": attachmentDisposition(file.filename),
+      "Content-Security-Policy": "default-src 'none'; sandbox",
+    });
   });
   app.openapi(deleteDocumentRoute, async (c) => {
     const { id, document_id } = c.req.valid("param");

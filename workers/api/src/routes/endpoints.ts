@@ -28,6 +28,7 @@ const tags = ["Endpoints"];
 const createEndpointRoute = createRoute({
   method: "post",
   path: "/api/endpoints",
+  operationId: "createEndpoint",
   tags,
   summary: "Create an endpoint (deployment 1)",
   security: projectSecurity,
@@ -38,6 +39,7 @@ const createEndpointRoute = createRoute({
 const listEndpointsRoute = createRoute({
   method: "get",
   path: "/api/endpoints",
+  operationId: "listEndpoints",
   tags,
   summary: "List the project's endpoints (oldest first)",
   security: projectSecurity,
@@ -48,6 +50,7 @@ const listEndpointsRoute = createRoute({
 const getEndpointRoute = createRoute({
   method: "get",
   path: "/api/endpoints/{id}",
+  operationId: "getEndpoint",
   tags,
   summary: "Get an endpoint",
   security: projectSecurity,
@@ -58,6 +61,7 @@ const getEndpointRoute = createRoute({
 const updateEndpointRoute = createRoute({
   method: "patch",
   path: "/api/endpoints/{id}",
+  operationId: "updateEndpoint",
   tags,
   summary: "Update an endpoint: every change is a new deployment",
   security: projectSecurity,
@@ -72,6 +76,7 @@ const updateEndpointRoute = createRoute({
 const deleteEndpointRoute = createRoute({
   method: "delete",
   path: "/api/endpoints/{id}",
+  operationId: "deleteEndpoint",
   tags,
   summary: "Delete an endpoint with its deployments and logs",
   security: projectSecurity,

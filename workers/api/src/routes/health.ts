@@ -6,6 +6,7 @@ import { jsonResponse } from "../http/openapi.ts";
 const route = createRoute({
   method: "get",
   path: "/health",
+  operationId: "getHealth",
   tags: ["Service"],
   summary: "Liveness and database reachability",
   responses: {

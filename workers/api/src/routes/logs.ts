@@ -26,6 +26,7 @@ const tags = ["Logs"];
 const listRoute = createRoute({
   method: "get",
   path: "/endpoints/{id}/logs",
+  operationId: "listLogs",
   tags,
   summary: "E7 List an endpoint's completion logs, newest first",
   description:
@@ -38,6 +39,7 @@ const listRoute = createRoute({
 const rateRoute = createRoute({
   method: "patch",
   path: "/endpoints/{id}/logs",
+  operationId: "rateLogs",
   tags,
   summary:
     "E15 Rate logs: one (usage_id, positive_rating) or a batch (logs: [...], all or nothing)",
@@ -55,6 +57,7 @@ const rateRoute = createRoute({
 const commentRoute = createRoute({
   method: "post",
   path: "/endpoints/{id}/logs/{log_id}/comments",
+  operationId: "createLogComment",
   tags,
   summary: "E10 Comment on a log",
   security: projectSecurity,

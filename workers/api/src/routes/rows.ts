@@ -36,6 +36,7 @@ const upstream = {
 const upsertRoute = createRoute({
   method: "post",
   path: "/api/datasets/{id}/rows/upsert",
+  operationId: "upsertRows",
   tags,
   summary: "E11 Upsert data rows (creates the document, or replaces its rows)",
   security: projectSecurity,
@@ -51,6 +52,7 @@ const upsertRoute = createRoute({
 const replaceRoute = createRoute({
   method: "patch",
   path: "/api/datasets/{id}/documents/{document_id}",
+  operationId: "replaceRows",
   tags,
   summary: "E12 Replace all rows of a document (atomically)",
   security: projectSecurity,
@@ -66,6 +68,7 @@ const replaceRoute = createRoute({
 const addRoute = createRoute({
   method: "post",
   path: "/api/datasets/{id}/documents/{document_id}/rows",
+  operationId: "addRows",
   tags,
   summary: "E13 Add rows to a document",
   security: projectSecurity,
@@ -81,6 +84,7 @@ const addRoute = createRoute({
 const updateRoute = createRoute({
   method: "patch",
   path: "/api/datasets/{id}/rows/{row_id}",
+  operationId: "updateRow",
   tags,
   summary: "E8 Update a row (merges data and metadata; re-embeds when the embedded column changes)",
   security: projectSecurity,
@@ -91,6 +95,7 @@ const updateRoute = createRoute({
 const deleteRoute = createRoute({
   method: "delete",
   path: "/api/datasets/{id}/rows/{row_id}",
+  operationId: "deleteRow",
   tags,
   summary: "E14 Delete a row",
   security: projectSecurity,
@@ -101,6 +106,7 @@ const deleteRoute = createRoute({
 const listRoute = createRoute({
   method: "get",
   path: "/api/datasets/{id}/rows",
+  operationId: "listRows",
   tags,
   summary: "E6 List rows in insertion order, paged, with an optional metadata filter",
   description:

@@ -20,6 +20,7 @@ const upstream = {
 const searchRoute = createRoute({
   method: "post",
   path: "/api/datasets/{id}/search",
+  operationId: "searchRows",
   tags,
   summary: "E2 Search rows: semantic, hybrid (alpha) or keyword, with a metadata filter",
   security: projectSecurity,
@@ -34,6 +35,7 @@ const searchRoute = createRoute({
 const searchDocumentsRoute = createRoute({
   method: "post",
   path: "/api/datasets/{id}/search-documents",
+  operationId: "searchDocuments",
   tags,
   summary: "E3 Search documents by keywords (BM25 over each document's text)",
   security: projectSecurity,
@@ -47,6 +49,7 @@ const searchDocumentsRoute = createRoute({
 const documentFilteredRoute = createRoute({
   method: "post",
   path: "/api/datasets/{id}/document-filtered-search",
+  operationId: "documentFilteredSearch",
   tags,
   summary: "E1 Find documents by keywords (E3), then search their rows (E2)",
   security: projectSecurity,

@@ -8,6 +8,7 @@ import {
 import type { HonoEnv } from "../http/hono-env.ts";
 import { errorResponse, errorResponses, jsonResponse, projectSecurity } from "../http/openapi.ts";
 import { DatasetParams } from "../http/schemas/management.ts";
+import { DECLARED_METADATA_TYPES } from "../http/schemas/rows.ts";
 import { moveObject } from "../upload/r2-writer.ts";
 import { receiveUpload } from "../upload/receive-upload.ts";
 
@@ -30,7 +31,7 @@ const uploadForm = () => ({
     file: {
       type: "string" as const,
       format: "binary",
-      description: `PDF, CSV, plain text, Markdown or HTML, up to ${MAX_UPLOAD_BYTES} bytes. The type is taken from the part's Content-Type, the file extension and the first bytes; anything else is a 415.`,
+      description: `PDF, CSV, plain text, Markdown or HTML, up to ${MAX_UPLOAD_BYTES} bytes. The type is decided by the first bytes (a file starting with \`%PDF-\` is a PDF whatever its name or type; binary bytes are never text), then the part's Content-Type and the file extension; anything else is a 415. Download it again with \`GET /api/datasets/{id}/documents/{document_id}/file\`.`,
     },
     chunk_size: {
       type: "integer" as const,
@@ -56,8 +57,7 @@ const uploadForm = () => ({
     metadata: {
       type: "string" as const,
       maxLength: MAX_UPLOAD_FIELD_BYTES,
-      description:
-        "JSON text of an object added to every row; values are strings, numbers, booleans or arrays of strings",
+      description: `JSON text of an object added to every row; values are strings, numbers, booleans or arrays of strings. ${DECLARED_METADATA_TYPES} Sent before the file, a bad value is refused before a byte is stored; sent after it, the stored file is removed again.`,
       example: '{"source":"handbook","year":2024}',
     },
   },
@@ -66,6 +66,7 @@ const uploadForm = () => ({
 const uploadRoute = createRoute({
   method: "post",
   path: "/api/datasets/{id}/upload",
+  operationId: "uploadFile",
   tags: ["Documents"],
   summary: "E9 Upload a file; it is stored and queued for ingestion",
   description:
@@ -84,7 +85,9 @@ const uploadRoute = createRoute({
     ...errorResponses,
     409: errorResponse("A document with this id exists in the dataset; nothing was stored"),
     413: errorResponse(`The file is larger than ${MAX_UPLOAD_BYTES} bytes; nothing was stored`),
-    415: errorResponse("Not multipart/form-data, or a file type that cannot be parsed"),
+    415: errorResponse(
+      "Not multipart/form-data, a file type that cannot be parsed, or binary bytes named or typed as text",
+    ),
   },
 });
 
@@ -96,7 +99,7 @@ export function registerUploads(app: OpenAPIHono<HonoEnv>) {
     const received = await receiveUpload(c.req.raw, {
       project,
       datasetId: dataset.id,
-      kind: dataset.kind,
+      dataset,
       bucket,
     });
     const { provisionalKey, stored } = received;

@@ -10,6 +10,7 @@ import {
   type RawUploadFields,
   type StoredUpload,
   UPLOAD_SNIFF_BYTES,
+  type UploadDataset,
   type UploadFields,
   uploadContentType,
   uploadFilename,
@@ -40,7 +41,8 @@ const MAX_EPILOGUE_BYTES = 64 * 1024;
 export interface UploadTarget {
   project: ProjectContext;
   datasetId: string;
-  kind: "standard" | "hybrid";
+  /** the dataset's kind and declared metadata types, which E9's fields are checked against */
+  dataset: UploadDataset;
   bucket: R2Bucket;
 }
 
@@ -106,10 +108,10 @@ export async function receiveUpload(
       seen.add(field);
       if (field !== "file") {
         raw[field] = await reader.readText(MAX_UPLOAD_FIELD_BYTES, field);
-        validateUploadFields(raw, target.kind, { complete: false });
+        validateUploadFields(raw, target.dataset, { complete: false });
         continue;
       }
-      const early = validateUploadFields(raw, target.kind, { complete: false });
+      const early = validateUploadFields(raw, target.dataset, { complete: false });
       if (early.documentId !== null) {
         await assertDocumentIdFree(target.project, target.datasetId, early.documentId);
       }
@@ -126,7 +128,7 @@ export async function receiveUpload(
       throw new BadRequestError("is required (a file part named 'file')", "file");
     }
 
-    const fields = validateUploadFields(raw, target.kind);
+    const fields = validateUploadFields(raw, target.dataset);
     assertStorable(fields.metadata, "metadata");
     const documentId = fields.documentId ?? file.provisional!;
     const key = uploadKey(target.datasetId, documentId, file.filename);

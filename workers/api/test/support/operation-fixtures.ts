@@ -131,7 +131,8 @@ export function pathValue(t: SeededTenant, op: Operation, param: string): string
       if (/^(\/api)?\/endpoints\//.test(op.path)) return t.endpointId;
       break;
     case "document_id":
-      return t.documentIds.rows;
+      // the file download needs a document that has a stored file
+      return op.path.endsWith("/file") ? t.documentIds.upload : t.documentIds.rows;
     case "row_id":
       return String(t.rowIds[0]);
     case "log_id":

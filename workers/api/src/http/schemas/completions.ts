@@ -23,7 +23,8 @@ export const CompletionBody = z
       .nullable()
       .optional()
       .openapi({
-        description: "Values of the template's variables (those search does not fill)",
+        description:
+          "Values of the template's and search queries' variables (those search does not fill). The built-in `last_user_message` (the request's last user message) cannot be given here. When a variable is missing, the 400 also names the keys no variable uses; unused keys alone are accepted and ignored.",
         example: { question: "What is a transit?" },
       }),
     prompt: z
@@ -79,10 +80,10 @@ export const CompletionResponseSchema = z
       }),
     ),
     usage: Usage,
-    search_results: z
-      .array(CompletionSearchResultSchema)
-      .optional()
-      .openapi({ description: "Present when the endpoint searches" }),
+    search_results: z.array(CompletionSearchResultSchema).optional().openapi({
+      description:
+        "Present when the endpoint searches. Streams carry them on the last chunk before `[DONE]` (and once more after it)",
+    }),
     prompt_cost: z.number().openapi({ description: "Dollars, from the model price table" }),
     completion_cost: z.number(),
     service_model_name: z.string().openapi({ example: "openai/gpt-4o-mini" }),

@@ -1,4 +1,5 @@
 import { z } from "@hono/zod-openapi";
+import { DECLARED_METADATA_TYPES, MetadataValue } from "./rows.ts";
 
 /** E5's body. The domain validates again (chunk limits per dataset kind, metadata values). */
 export const CreateDocumentBody = z
@@ -18,9 +19,9 @@ export const CreateDocumentBody = z
       description: "Characters shared by neighbouring chunks; default 100, below chunk_size",
     }),
     metadata: z
-      .record(z.string(), z.union([z.string(), z.number(), z.boolean(), z.array(z.string())]))
+      .record(z.string(), MetadataValue)
       .optional()
-      .openapi({ description: "Added to every row of the document" }),
+      .openapi({ description: `Added to every row of the document. ${DECLARED_METADATA_TYPES}` }),
   })
   .strict()
   .openapi("CreateDocument");

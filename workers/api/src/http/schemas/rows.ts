@@ -2,12 +2,22 @@ import { z } from "@hono/zod-openapi";
 
 /**
  * Row shapes of DESIGN §5 for the OpenAPI document and first-line validation. The domain
- * validates again against the dataset (columns, system keys), naming the offending path.
+ * validates again against the dataset (columns, system keys, declared metadata types), naming
+ * the offending path.
  */
-const MetadataValue = z.union([z.string(), z.number(), z.boolean(), z.array(z.string())]);
+const VALUE_TYPES = "must be a string, a number, a boolean or an array of strings";
+/** One user metadata value. `null` is none: a key without a value is left out. */
+export const MetadataValue = z.union([z.string(), z.number(), z.boolean(), z.array(z.string())], {
+  error: (issue) =>
+    issue.input === null
+      ? `${VALUE_TYPES}, not null (leave the key out when there is no value)`
+      : VALUE_TYPES,
+});
+/** How declared `metadata_columns` bind user metadata; said wherever metadata is written. */
+export const DECLARED_METADATA_TYPES =
+  'Keys the dataset declares in `metadata_columns` must have exactly the declared type (no coercion: `"2024"` is not a number), else 400 `bad_request` naming the key (`rows[3].metadata.year: expected number`) and nothing is written; other keys take any of the four types. `null` is not a value: leave the key out.';
 const UserMetadata = z.record(z.string(), MetadataValue).openapi({
-  description:
-    "User metadata: string, number, boolean or array of strings. `rowId`, `documentId` and `url` are the service's and are ignored here.",
+  description: `User metadata: string, number, boolean or array of strings. ${DECLARED_METADATA_TYPES} \`rowId\`, \`documentId\`, \`url\`, \`chunk\` and \`page\` are the service's and are ignored here.`,
   example: { year: 2021, tags: ["physics"] },
 });
 
@@ -49,7 +59,10 @@ export const RowSchema = z
     dataset_id: z.string(),
     data: z.record(z.string(), z.string()),
     embedding_vector_ids: z.record(z.string(), z.string()),
-    metadata: z.record(z.string(), z.unknown()),
+    metadata: z.record(z.string(), z.unknown()).openapi({
+      description:
+        "The user's metadata and the service's keys: `rowId`, `documentId`, `url` (when the document has one), and on rows of chunked documents (uploads, E5) `chunk` (0-based position in the document) and for PDFs `page` (1-based page where the chunk starts). Filters can use all of them.",
+    }),
     document_id: z.string(),
     image_paths: z.record(z.string(), z.string()).nullable(),
   })
