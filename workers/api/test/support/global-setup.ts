@@ -11,6 +11,8 @@ declare module "vitest" {
     databaseUrl: string;
     /** which engine the stack runs on ("" when attached: unknown) */
     databaseEngine: "pglite" | "native" | "";
+    /** the workers' console output (wrangler's log file; "" when attached) */
+    workerLog: string;
   }
 }
 
@@ -29,13 +31,15 @@ export default async function setup(project: TestProject) {
     project.provide("openaiBaseUrl", process.env.E2E_OPENAI_BASE_URL ?? "");
     project.provide("databaseUrl", process.env.E2E_DATABASE_URL ?? "");
     project.provide("databaseEngine", "");
+    project.provide("workerLog", "");
     return;
   }
-  const { stack, openai, stop } = await startTestStack({ label: "e2e" });
+  const { stack, openai, stop, logFile } = await startTestStack({ label: "e2e" });
   project.provide("baseUrl", stack.baseUrl);
   project.provide("adminToken", stack.adminToken);
   project.provide("openaiBaseUrl", openai.url);
   project.provide("databaseUrl", stack.databaseUrl);
   project.provide("databaseEngine", stack.engine);
+  project.provide("workerLog", logFile);
   return stop;
 }
