@@ -40,6 +40,7 @@ describe("service routes", () => {
         "/api/datasets/{id}/document-filtered-search",
         "/api/datasets/{id}/documents",
         "/api/datasets/{id}/documents/{document_id}",
+        "/api/datasets/{id}/documents/{document_id}/file",
         "/api/datasets/{id}/documents/{document_id}/rows",
         "/api/datasets/{id}/rows",
         "/api/datasets/{id}/rows/upsert",
