@@ -14,8 +14,6 @@ import { REPO_ROOT } from "../src/stack.ts";
  * again, it says where the admin token is kept without printing the token.
  */
 const DEV = join(REPO_ROOT, "packages/local-stack/src/cli/dev.ts");
-/** what `pnpm dev` runs: tsx's launcher, which runs dev.ts in a child node process */
-const TSX_CLI = join(REPO_ROOT, "node_modules/tsx/dist/cli.mjs");
 
 let dataDir: string;
 
@@ -42,8 +40,8 @@ interface Dev {
   output(): string;
 }
 
-/** Starts dev.ts with `args` and waits for "Quarry ready at". */
-async function startDev(args: string[]): Promise<Dev> {
+/** Runs `command args` (node by default) and waits for "Quarry ready at". */
+async function startDev(args: string[], command = process.execPath): Promise<Dev> {
   const port = await freePort();
   const env: NodeJS.ProcessEnv = {
     ...process.env,
@@ -52,7 +50,7 @@ async function startDev(args: string[]): Promise<Dev> {
     WRANGLER_SEND_METRICS: "false",
   };
   for (const name of ["ADMIN_TOKEN", "DATABASE_URL", "EMBEDDING_MODEL"]) delete env[name];
-  const child = spawn(process.execPath, args, {
+  const child = spawn(command, args, {
     cwd: REPO_ROOT,
     env,
     stdio: ["ignore", "pipe", "pipe"],
@@ -174,15 +172,15 @@ describe.skipIf(process.platform !== "linux")("pnpm dev killed hard", () => {
     expect(await refused(dev.port)).toBe(true);
   });
 
-  it("started again, says where the admin token is kept, not the token; a killed launcher stops it", async () => {
-    const dev = await startDev([TSX_CLI, DEV]);
+  it("started again through pnpm, says where the admin token is kept, not the token; SIGKILL of pnpm stops it", async () => {
+    const dev = await startDev(["dev"], "pnpm");
     const file = join(dataDir, "admin-token");
     const token = (await readFile(file, "utf8")).trim();
     expect(dev.output()).toContain(`ADMIN_TOKEN kept in ${file}`);
     expect(dev.output()).not.toContain(token);
     expect(dev.output()).not.toContain("(generated)");
 
-    // tsx's launcher is the parent `pnpm dev` kills; dev.ts runs in its child
+    // pnpm runs the script in a shell, which runs dev.ts: killing pnpm leaves both re-parented
     expect(describeProcesses(descendants(dev.child.pid!)).join("\n")).toContain("workerd");
     dev.child.kill("SIGKILL");
     await expect

@@ -1,3 +1,4 @@
+import { watchLauncherChain } from "../launcher-chain.ts";
 import { maskDatabaseUrl } from "../native-proxy/native-database.ts";
 import { startStack } from "../stack.ts";
 
@@ -58,10 +59,7 @@ function shutDown(reason: string) {
 }
 for (const signal of ["SIGINT", "SIGTERM"] as const) process.on(signal, () => shutDown(signal));
 
-// `pnpm dev` runs this file under tsx's launcher, which relays signals but dies alone when
-// it is killed hard: re-parented, this process would keep the whole stack running. Stop
-// cleanly instead. (If this process itself dies, the guard in stack.ts ends wrangler.)
-const launcher = process.ppid;
-setInterval(() => {
-  if (process.ppid !== launcher) shutDown("parent process gone");
-}, 1000).unref();
+// `pnpm dev` runs this file under pnpm and the shell it runs scripts in, which die alone when
+// killed hard: re-parented, this process would keep the whole stack running. Stop cleanly
+// instead. (If this process itself dies, the guard in stack.ts ends wrangler.)
+watchLauncherChain((pid) => shutDown(`launcher process ${pid} gone`));
