@@ -51,7 +51,7 @@ export async function startTestStack(options: {
   const database: ScratchDatabase | undefined = serverUrl
     ? await createScratchDatabase(
         serverUrl,
-        `${process.env.QUARRY_TEST_DATABASE_PREFIX || "quarry_"}${options.label}_`,
+        `${process.env.QUARRY_TEST_DATABASE_PREFIX || "quarry_"}${options.label.toLowerCase().replace(/[^a-z0-9_]/g, "_")}_`,
       )
     : undefined;
   const openai = await startFakeOpenAI();
