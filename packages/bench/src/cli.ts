@@ -6,8 +6,8 @@ import { createReporter } from "./harness/report.ts";
 import { openTarget, type Target, TargetConfigError } from "./harness/target.ts";
 
 /**
- * `pnpm bench <name>` (DESIGN §8): runs one benchmark against its own local stack (or the one
- * `BASE` names), progress on stderr, one JSON object on the last line of stdout.
+ * `pnpm bench <name>` (docs/architecture.md#benchmarks): runs one benchmark against its own local
+ * stack (or the one `BASE` names), progress on stderr, one JSON object on the last line of stdout.
  * Exit codes: 0 done, 1 the benchmark failed, 2 usage, 130 interrupted.
  */
 function usage(problem?: string): never {

@@ -13,7 +13,7 @@ import {
 import { useFreshDatabase } from "./support/database.ts";
 import { createTenant } from "./support/tenant.ts";
 
-/** DESIGN §12: `chunk` and `page` are service keys, like rowId. */
+/** `chunk` and `page` are service keys, like rowId (docs/api.md#service-metadata-keys). */
 
 let db: Database;
 useFreshDatabase((fresh) => {

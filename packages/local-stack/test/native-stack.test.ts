@@ -21,9 +21,9 @@ import {
 import { type Stack, startStack } from "../src/stack.ts";
 
 /**
- * The native engine (DESIGN §3a): the version check that refuses a server without pgvector
- * >= 0.8, the Neon-style proxy read by the real driver, and a whole stack on a native
- * PostgreSQL. The parts that need a server run when QUARRY_TEST_DATABASE_URL names one
+ * The native engine (docs/architecture.md#two-engines): the version check that refuses a server
+ * without pgvector >= 0.8, the Neon-style proxy read by the real driver, and a whole stack on a
+ * native PostgreSQL. The parts that need a server run when QUARRY_TEST_DATABASE_URL names one
  * (pgvector >= 0.8, a role that may CREATE DATABASE); each makes its own fresh database there.
  */
 const SERVER = process.env.QUARRY_TEST_DATABASE_URL || undefined;

@@ -24,7 +24,7 @@ import { type SeededTenant, seedTenant } from "./support/seeded-tenant.ts";
 
 /**
  * Issue 7.1: every operation of /openapi.json gets hostile input (support/bad-input-cases.ts)
- * and answers it with a 4xx in the DESIGN §6 envelope: never a 5xx, never a hang.
+ * and answers it with a 4xx in the error envelope (docs/api.md#errors): never a 5xx, never a hang.
  *
  * Phase 1 sends every case that must be refused, with the ids of a tenant that has real
  * datasets, documents, rows, an endpoint and logs, so that the cases reach the handlers; the

@@ -14,14 +14,14 @@ import { envelopeProblems, type RawRequest, sendAndJudge } from "./support/raw-r
 import { type SeededTenant, seedTenant } from "./support/seeded-tenant.ts";
 
 /**
- * Issue 7.2: a second project's key tries every project operation of /openapi.json on the
- * first project's datasets, documents, rows (real ids and guessed neighbours), endpoints and
- * logs. The contract (DESIGN §5, "Auth"): a dataset or endpoint of another project is a 401;
- * inside the caller's own dataset or endpoint, another project's document, row or log id is
- * unknown: a 404. A body that names another project's dataset or log is refused. Nothing of
- * the first project is read, listed, searched, changed or deleted: replies to the second
- * project never carry the first one's ids or texts, and the first project's stored data is
- * byte-for-byte the same afterwards. The admin API is not project-scoped and is left out.
+ * Issue 7.2: a second project's key tries every project operation of /openapi.json on the first
+ * project's datasets, documents, rows (real ids and guessed neighbours), endpoints and logs. The
+ * contract (docs/api.md#authentication): a dataset or endpoint of another project is a 401; inside
+ * the caller's own dataset or endpoint, another project's document, row or log id is unknown: a
+ * 404. A body that names another project's dataset or log is refused. Nothing of the first project
+ * is read, listed, searched, changed or deleted: replies to the second project never carry the
+ * first one's ids or texts, and the first project's stored data is byte-for-byte the same
+ * afterwards. The admin API is not project-scoped and is left out.
  */
 
 const CONCURRENCY = 4;

@@ -1,7 +1,7 @@
 import type { HttpClient, Reply } from "./http.ts";
 
 /**
- * The Quarry API as a benchmark calls it, with one project key. Shapes are DESIGN §4–§5 and
+ * The Quarry API as a benchmark calls it, with one project key. Shapes are docs/api.md's and
  * `workers/api/src/http/schemas/*.ts`; only the fields benchmarks read are typed.
  */
 export interface Dataset {

@@ -2,8 +2,9 @@ import os from "node:os";
 import { round, startTimer } from "./stats.ts";
 
 /**
- * DESIGN §8: human-readable progress on stderr, one JSON object on the last line of stdout.
- * Nothing else is written to stdout, so `pnpm bench x | tail -n 1` is always the result.
+ * docs/architecture.md#benchmarks: human-readable progress on stderr, one JSON object on the last
+ * line of stdout. Nothing else is written to stdout, so `pnpm bench x | tail -n 1` is always the
+ * result.
  */
 export interface Reporter {
   /** one progress line on stderr, prefixed with the bench name and the seconds since start */

@@ -7,9 +7,9 @@ import { attachedEngine, describeEngine, type EngineReport, openBenchDatabase } 
 import type { HttpClient } from "./http.ts";
 
 /**
- * The stack a benchmark runs against (DESIGN §8): its own local stack on a throwaway DATA_DIR,
- * or, when `BASE` is set, a running one (`ADMIN_TOKEN` required; `DATABASE_URL` optional, for
- * raw-SQL comparisons and query plans).
+ * The stack a benchmark runs against (docs/architecture.md#benchmarks): its own local stack on a
+ * throwaway DATA_DIR, or, when `BASE` is set, a running one (`ADMIN_TOKEN` required; `DATABASE_URL`
+ * optional, for raw-SQL comparisons and query plans).
  */
 export interface Target {
   baseUrl: string;
@@ -92,7 +92,7 @@ export interface Tenant {
   apiKey: string;
 }
 
-/** A fresh project and API key through the admin API (DESIGN §4). */
+/** A fresh project and API key through the admin API (docs/api.md#admin). */
 export async function createTenant(
   http: HttpClient,
   target: Target,

@@ -6,9 +6,9 @@ import { type CompletionResponse, completionResponse } from "./completion-reply.
 import { type CompletionOptions, CompletionRun } from "./completion-run.ts";
 
 /**
- * E4 without `stream`: search, render, call the model, log, reply with SPEC's Completion
- * response. The log is written before the reply, so its `usage_id` can be rated at once.
- * A provider failure is logged and thrown as an `upstream_error`.
+ * E4 without `stream`: search, render, call the model, log, reply with the Completion response
+ * (docs/api.md#completion-response). The log is written before the reply, so its `usage_id` can be
+ * rated at once. A provider failure is logged and thrown as an `upstream_error`.
  */
 export async function completeEndpoint(
   ctx: ProjectContext,

@@ -3,9 +3,9 @@ import { BadRequestError } from "../shared/errors.ts";
 import { isBuiltinVariable } from "../templates/builtin-variables.ts";
 
 /**
- * E4's body, validated. Only SPEC's fields are read; anything else an OpenAI client sends
- * (`model`, `stop`, `stream_options`, `n`, …) is accepted and ignored (DESIGN §5), because
- * the deployed endpoint decides the model and its settings.
+ * E4's body, validated. Only E4's own fields are read; anything else an OpenAI client sends
+ * (`model`, `stop`, `stream_options`, `n`, …) is accepted and ignored, because the deployed
+ * endpoint decides the model and its settings (docs/api.md#e4-completions).
  */
 export interface CompletionInput {
   /** template values as text: strings as given, other JSON values as JSON text */

@@ -13,7 +13,7 @@ export interface CompletionChoice {
   message?: { role: "assistant"; content: string };
 }
 
-/** SPEC's Completion response. */
+/** E4's JSON reply (docs/api.md#completion-response). */
 export interface CompletionResponse extends CompletionCosts {
   id: string;
   object: "text_completion" | "chat.completion";
@@ -56,8 +56,8 @@ export function completionResponse(
 }
 
 /**
- * OpenAI's stream chunks (DESIGN §5): `text_completion` with `choices[].text`, or
- * `chat.completion.chunk` with `choices[].delta.content` (the first delta also carries the
+ * OpenAI's stream chunks (docs/api.md#completion-streams): `text_completion` with `choices[].text`,
+ * or `chat.completion.chunk` with `choices[].delta.content` (the first delta also carries the
  * role). Every choice has its `index` and the `usage_id` of the log entry.
  */
 export class ChunkWriter {
@@ -95,8 +95,8 @@ export class ChunkWriter {
   }
 
   /**
-   * After `[DONE]`: the search results again, for readers that keep reading past it (DESIGN
-   * §5); empty `choices` keeps OpenAI-compatible readers happy.
+   * After `[DONE]`: the search results again, for readers that keep reading past it
+   * (docs/api.md#completion-streams); empty `choices` keeps OpenAI-compatible readers happy.
    */
   searchResults(results: CompletionSearchResult[]): string {
     return JSON.stringify({ choices: [], search_results: results, usage_id: this.run.logId });

@@ -26,7 +26,10 @@ import {
   withImagePaths,
 } from "./search-context.ts";
 
-/** How the reply speaks: SPEC's text completion, or OpenAI's chat format (`/chat/completions`). */
+/**
+ * How the reply speaks: the text completion of E4, or OpenAI's chat format on
+ * `/chat/completions` (docs/api.md#e4-completions).
+ */
 export type ReplyFormat = "text" | "chat";
 
 export interface CompletionOptions {

@@ -1,7 +1,7 @@
 import { type ChatTurn, type CompletionUsage, countTokens } from "@quarry/providers";
 import { costOf, priceOf } from "./model-prices.ts";
 
-/** SPEC's `usage` with the costs that go beside it. */
+/** The Completion response's `usage` with the costs beside it (docs/api.md#completion-response). */
 export interface CompletionCosts {
   usage: { prompt_tokens: number; completion_tokens: number; total_tokens: number };
   prompt_cost: number;

@@ -6,7 +6,7 @@ import type { ProjectContext } from "../shared/context.ts";
 import { BadRequestError } from "../shared/errors.ts";
 import { renderTemplate } from "../templates/template.ts";
 
-/** SPEC's Search result inside a completion response. */
+/** A Search result inside a completion response (docs/api.md#search-result). */
 export interface CompletionSearchResult extends SearchResult {
   image_paths: Record<string, string> | null;
   /** the template variable the result was rendered into */

@@ -5,8 +5,9 @@ import { NotFoundError, UnauthorizedError } from "../shared/errors.ts";
 import type { DatasetRecord } from "./dataset-view.ts";
 
 /**
- * Loads a dataset for the caller's project. Auth rule (DESIGN §5): an id that exists in
- * another project is a 401 (the key is not valid for it); an id that exists nowhere is a 404.
+ * Loads a dataset for the caller's project. Auth rule (docs/api.md#authentication): an id that
+ * exists in another project is a 401 (the key is not valid for it); an id that exists nowhere is a
+ * 404.
  */
 export async function requireDataset(
   ctx: ProjectContext,

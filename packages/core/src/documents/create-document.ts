@@ -19,8 +19,9 @@ import { validateDocumentId } from "./document-id.ts";
 import { type DocumentView, toDocumentView } from "./document-view.ts";
 
 /**
- * Text up to this size is chunked, embedded and stored before E5 returns `ready` (DESIGN §5
- * asks for at least 1 MB); larger documents are stored and queued, and E5 returns `queued`.
+ * Text up to this size is chunked, embedded and stored before E5 returns `ready`
+ * (docs/api.md#e5-create-a-document); larger documents are stored and queued, and E5 returns
+ * `queued`.
  */
 export const SYNC_DOCUMENT_MAX_CHARS = 2_000_000;
 /** fetched files above this are parsed by the ingest worker (PDFs and CSVs of any size) */

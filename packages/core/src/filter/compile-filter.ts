@@ -3,7 +3,7 @@ import { BadRequestError } from "../shared/errors.ts";
 
 /**
  * Compiles a Pinecone-style metadata filter to a SQL condition over a JSONB column
- * (DESIGN §5). Semantics:
+ * (docs/api.md#filters). Semantics:
  * - `{field: value}` is `$eq`; several fields, or several operators on one field, are ANDed.
  * - A string matches a metadata list that contains it. Comparisons are type-strict.
  * - `$ne`/`$nin` follow MongoDB: they match rows without the field, and on a list match only

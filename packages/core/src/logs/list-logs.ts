@@ -4,7 +4,7 @@ import { requireEndpoint } from "../endpoints/require-endpoint.ts";
 import type { ProjectContext } from "../shared/context.ts";
 import { type LogListing, toLogListing } from "./log-views.ts";
 
-/** SPEC's default page size for E7, and DESIGN §5's maximum. */
+/** E7's default and maximum page size (docs/api.md#limits). */
 export const DEFAULT_LOG_PAGE_SIZE = 50;
 export const MAX_LOG_PAGE_SIZE = 1000;
 

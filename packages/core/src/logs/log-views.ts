@@ -3,7 +3,7 @@ import type { logComments, logs } from "@quarry/db";
 export type LogRecord = typeof logs.$inferSelect;
 export type LogCommentRecord = typeof logComments.$inferSelect;
 
-/** SPEC's Log, listing form (E7). */
+/** A log in listing form, as E7 shows it (docs/api.md#logs). */
 export interface LogListing {
   id: string;
   user_id: string;
@@ -25,7 +25,7 @@ export interface LogListing {
   latency: number | null;
 }
 
-/** SPEC's Log, rating form (E15). */
+/** A log in rating form, as E15 answers (docs/api.md#logs). */
 export interface LogRating {
   user_id: string;
   project_id: string;
@@ -50,7 +50,7 @@ export interface LogRating {
   values: Record<string, unknown>;
 }
 
-/** SPEC's Log with comments (E10). */
+/** A log with its comments, as E10 answers (docs/api.md#logs). */
 export interface LogWithComments {
   prompt: string;
   completion: string;

@@ -10,8 +10,8 @@ export interface Equality {
 }
 
 /**
- * The filter as a single equality, or undefined. Such a filter matches exactly the rows that
- * have the term (key, value) — the value itself, or a string in a list (DESIGN §5) — which is
+ * The filter as a single equality, or undefined. Such a filter matches exactly the rows that have
+ * the term (key, value) — the value itself, or a string in a list (docs/api.md#filters) — which is
  * what `row_filter_terms` indexes. Call it on a filter `compileFilter` accepted.
  */
 export function singleEquality(filter: unknown): Equality | undefined {

@@ -5,7 +5,7 @@ import { SYSTEM_METADATA_KEYS } from "../shared/system-metadata.ts";
 export type MetadataValue = string | number | boolean | string[];
 export type UserMetadata = Record<string, MetadataValue>;
 
-/** What the service itself records on every row (DESIGN §5). */
+/** What the service itself records on every row (docs/api.md#service-metadata-keys). */
 export interface SystemMetadata {
   rowId: number;
   documentId: string;

@@ -2,7 +2,7 @@ import type { rows } from "@quarry/db";
 
 export type RowRecord = typeof rows.$inferSelect;
 
-/** A row as SPEC's Row resource shows it. */
+/** A row as the API shows it (docs/api.md#row). */
 export interface RowView {
   id: number;
   dataset_id: string;

@@ -4,9 +4,9 @@ import { MAX_CELL_LENGTH } from "./row-input.ts";
 import type { MetadataValue, UserMetadata } from "./row-metadata.ts";
 
 /**
- * Rows from a parsed table (CSV), by SPEC E9's rules: every column but the dataset's declared
- * metadata columns becomes a data column (`text`, when present, is the one embedded); cells
- * of declared metadata columns become typed metadata. Empty cells are left out.
+ * Rows from a parsed table (CSV), by E9's rules (docs/api.md#e9-upload): every column but the
+ * dataset's declared metadata columns becomes a data column (`text`, when present, is the one
+ * embedded); cells of declared metadata columns become typed metadata. Empty cells are left out.
  */
 export function tableToRowInputs(
   dataset: DatasetRecord,

@@ -7,7 +7,10 @@ import { prepareRows } from "./prepare-rows.ts";
 import { validateRowInputs } from "./row-input.ts";
 import type { RowView } from "./row-view.ts";
 
-/** E11, E12 and E13 reply with the document and the stored rows, in order (DESIGN §5). */
+/**
+ * E11, E12 and E13 reply with the document and the stored rows, in order
+ * (docs/api.md#e11-upsert-rows).
+ */
 export interface RowsWritten {
   document_id: string;
   rows: RowView[];

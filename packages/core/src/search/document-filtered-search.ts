@@ -17,10 +17,11 @@ import {
 import { fusedConfidence, SemanticSearch } from "./search-rows.ts";
 
 /**
- * E1: E3's `top_k_documents` documents, then E2 over their rows (DESIGN §5: the dataset's
- * default alpha, a `documentId $in` restriction, `top_k_rows` rows in total), in one
- * statement. The rows of a few documents are few, so both of their scores are computed
- * exactly for all of them rather than through the vector index.
+ * E1: E3's `top_k_documents` documents, then E2 over their rows
+ * (docs/api.md#e1-document-filtered-search: the dataset's default alpha, a `documentId $in`
+ * restriction, `top_k_rows` rows in total), in one statement. The rows of a few documents are few,
+ * so both of their scores are computed exactly for all of them rather than through the vector
+ * index.
  */
 export async function documentFilteredSearch(
   ctx: ProjectContext,

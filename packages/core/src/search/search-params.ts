@@ -1,7 +1,7 @@
 import type { DatasetRecord } from "../datasets/dataset-view.ts";
 import { BadRequestError } from "../shared/errors.ts";
 
-/** SPEC's default for `top_k`, `top_k_documents` and `top_k_rows`; DESIGN §5's maximum. */
+/** Default and maximum of `top_k`, `top_k_documents` and `top_k_rows` (docs/api.md#limits). */
 export const DEFAULT_TOP_K = 3;
 export const MAX_TOP_K = 100;
 /**
@@ -30,7 +30,7 @@ export interface DocumentFilteredSearchParams {
 }
 
 /**
- * DESIGN §5: alpha is in [0, 1], 1 pure semantic and 0 pure keyword; it defaults to 0.5 on
+ * docs/api.md#alpha: alpha is in [0, 1], 1 pure semantic and 0 pure keyword; it defaults to 0.5 on
  * hybrid datasets and 1 on standard ones.
  */
 export function defaultAlpha(dataset: Pick<DatasetRecord, "kind">): number {

@@ -1,15 +1,15 @@
-/** SPEC's Search result: one row found by E2 (and by E1's row search). */
+/** A Search result: one row found by E2 (and by E1's row search); docs/api.md#search-result. */
 export interface SearchResult {
   /** the embedded text of the row (its embedded column; all its data when it has none) */
   embedding: string;
   data: Record<string, string>;
-  /** DESIGN §5: the fused score in [0, 1], higher is better; results are sorted by it */
+  /** The fused score in [0, 1], higher is better; results are sorted by it (docs/api.md#alpha) */
   confidence: number;
   query: string;
   metadata: Record<string, unknown>;
 }
 
-/** SPEC's Document result: one document found by E3 (and by E1's document search). */
+/** A Document result: one document found by E3 (and by E1); docs/api.md#document-result. */
 export interface DocumentResult {
   document_id: string;
   dataset_id: string;

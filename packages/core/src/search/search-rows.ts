@@ -15,7 +15,7 @@ import { datasetEfSearch, MAX_EF_SEARCH } from "./vector-search-tuning.ts";
 
 /**
  * E2: the dataset's rows ranked by `confidence = alpha · semantic + (1 − alpha) · keyword`
- * (DESIGN §5), where
+ * (docs/api.md#alpha), where
  * - semantic is the cosine similarity of the row's embedding to the query's, clamped to [0, 1]
  *   (rows stored without an embedding have 0);
  * - keyword is the row's BM25 score over the best BM25 score among the candidates, in [0, 1]
@@ -301,7 +301,7 @@ function hybridSql(dataset: DatasetRecord, semantic: SemanticSearch, input: Rank
 }
 
 /**
- * DESIGN §5's confidence of a candidate `c(distance, score)` in a `candidates` CTE:
+ * The confidence (docs/api.md#alpha) of a candidate `c(distance, score)` in a `candidates` CTE:
  * alpha · semantic + (1 − alpha) · keyword, where semantic is the cosine similarity clamped to
  * [0, 1] (0 without an embedding) and keyword the BM25 score over the best candidate's.
  */

@@ -8,7 +8,7 @@ export function newId(prefix: "proj" | "key" | "ds" | "ep" | "cmt"): string {
   return `${prefix}_${randomString(20)}`;
 }
 
-/** Document and log ids are v4 UUIDs, as the spec generates for uploads. */
+/** Document and log ids are v4 UUIDs, as E9 generates for uploads (docs/api.md#e9-upload). */
 export function newUuid(): string {
   return crypto.randomUUID();
 }

@@ -1,7 +1,8 @@
 /**
  * Metadata keys the service sets; users can neither set nor overwrite them (a user's value is
  * dropped, as for every service key). `rowId` and `documentId` are on every row, `url` on rows
- * of documents that have one; `chunk` and `page` say where a row comes from (DESIGN §12).
+ * of documents that have one; `chunk` and `page` say where a row comes from
+ * (docs/api.md#service-metadata-keys).
  */
 export const SYSTEM_METADATA_KEYS: ReadonlySet<string> = new Set([
   "rowId",

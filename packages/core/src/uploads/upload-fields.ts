@@ -9,8 +9,8 @@ import { BadRequestError } from "../shared/errors.ts";
 export const UPLOAD_FILE_FIELD = "file";
 
 /**
- * E9's text fields. The spec lists the id as `document-id` while its examples send
- * `document_id`; both are accepted (DESIGN §5).
+ * E9's text fields. The original contract lists the id as `document-id` while its examples
+ * send `document_id`; both are accepted (docs/api.md#e9-upload).
  */
 export const UPLOAD_TEXT_FIELDS = [
   "chunk_size",

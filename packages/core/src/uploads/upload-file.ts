@@ -2,7 +2,7 @@ import { sanitizeFilename } from "../fetching/filename.ts";
 import { binaryContentRefusal, detectSourceKind, type SourceKind } from "../parsing/source-kind.ts";
 import { UnsupportedMediaTypeError } from "../shared/errors.ts";
 
-/** SPEC Limits: "100 MB" per upload, read as 100 MiB (104,857,600 bytes) of file content. */
+/** "100 MB" per upload, read as 100 MiB (104,857,600 bytes) of file (docs/api.md#limits). */
 export const MAX_UPLOAD_BYTES = 100 * 1024 * 1024;
 
 /**

@@ -37,12 +37,12 @@ import {
 } from "./workload.ts";
 
 /**
- * Many writers on ONE dataset at once, on native PostgreSQL (DESIGN §10; PGlite runs one
- * statement at a time and cannot show any of this): every write operation of the domain —
- * E11 replace and create, E12, E13, E8 (text and metadata), E14, document deletion, E5 — plus
- * CSV ingestion slices (with duplicate deliveries running at the same time), vector indexing,
- * and the deletion of a second dataset that has writers of its own. Each actor has its own
- * pool, so their transactions really overlap.
+ * Many writers on ONE dataset at once, on native PostgreSQL (packages/db/CONCURRENCY.md; PGlite
+ * runs one statement at a time and cannot show any of this): every write operation of the domain —
+ * E11 replace and create, E12, E13, E8 (text and metadata), E14, document deletion, E5 — plus CSV
+ * ingestion slices (with duplicate deliveries running at the same time), vector indexing, and the
+ * deletion of a second dataset that has writers of its own. Each actor has its own pool, so their
+ * transactions really overlap.
  *
  * Then, exactly: no error but the legitimate ones (a 404 for a row another writer just
  * deleted); every acknowledged write present (each writer's own documents row for row; shared

@@ -3,9 +3,10 @@ import { countRowsByDocument } from "../../src/documents/row-counts.ts";
 
 /**
  * Everything Quarry maintains beside `rows`, recomputed from `rows` from scratch and compared
- * exactly (DESIGN §10). Each structure has one function below: what the maintained side is
- * read from (the `maintained` query) is written once, so a change of the schema — e.g.
- * statistics split into a base table and appended deltas — is adapted in one place.
+ * exactly (docs/indexing.md, packages/db/CONCURRENCY.md). Each structure has one function below:
+ * what the maintained side is read from (the `maintained` query) is written once, so a change of
+ * the schema — e.g. statistics split into a base table and appended deltas — is adapted in one
+ * place.
  *
  * The comparisons run in SQL (a full join of "maintained" and "recomputed" on the structure's
  * key), so a suite can check tens of thousands of postings in one round trip per structure.

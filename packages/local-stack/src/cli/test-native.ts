@@ -7,8 +7,8 @@ import { provisionNativePostgres } from "../native-postgres/provision.ts";
 
 /**
  * `pnpm test:native`: the domain tier (with the concurrency suite) and the end-to-end tier on
- * native PostgreSQL, the engine production runs on (DESIGN §3a). The server is
- * `QUARRY_TEST_DATABASE_URL` when set; otherwise a throwaway cluster (fsync off) is provisioned
+ * native PostgreSQL, the engine production runs on (docs/architecture.md#two-engines). The server
+ * is `QUARRY_TEST_DATABASE_URL` when set; otherwise a throwaway cluster (fsync off) is provisioned
  * and started for the run and removed afterwards. Each test file or stack gets its own fresh
  * database on the server, so the run never sees data it did not write.
  */

@@ -7,9 +7,10 @@ import { assertStorable } from "./storable-input.ts";
 const MAX_GET_BODY_BYTES = 1024 * 1024;
 
 /**
- * Parameters of a listing that the spec sends as a JSON body on GET (E6, E7). Many clients
- * cannot send a body with GET, so the query string works too (DESIGN §5); when both carry a
- * field, the body wins. Query values arrive as text; JSON-typed ones (`filter`) are parsed.
+ * Parameters of a listing that the original contract sends as a JSON body on GET (E6, E7).
+ * Many clients cannot send a body with GET, so the query string works too
+ * (docs/api.md#pagination); when both carry a field, the body wins. Query values arrive as
+ * text; JSON-typed ones (`filter`) are parsed.
  */
 export async function readGetParams(
   c: Context<HonoEnv>,

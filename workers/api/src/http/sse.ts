@@ -2,7 +2,10 @@ import type { Context } from "hono";
 import { errorEvent } from "./errors.ts";
 import type { HonoEnv } from "./hono-env.ts";
 
-/** DESIGN §5's stream headers: no caching, and no buffering by proxies (nginx honours the last). */
+/**
+ * Stream headers (docs/api.md#completion-streams): no caching, and no buffering by proxies
+ * (nginx honours the last).
+ */
 export const SSE_HEADERS = {
   "Content-Type": "text/event-stream",
   "Cache-Control": "no-cache",

@@ -34,9 +34,9 @@ function formatPath(path: PropertyKey[]): string {
 }
 
 /**
- * A path that exists, called with a method it does not serve: 405 with `Allow`. The envelope's
- * code is `bad_request` because DESIGN §6's codes are a closed set without a "method not
- * allowed": like a 400 it tells the caller to change the request, where `not_found` would
+ * A path that exists, called with a method it does not serve: 405 with `Allow`. The envelope's code
+ * is `bad_request` because the error codes (docs/api.md#errors) are a closed set without a "method
+ * not allowed": like a 400 it tells the caller to change the request, where `not_found` would
  * wrongly say the path does not exist. The status, 405, is what clients act on.
  */
 export function methodNotAllowed(c: Context<HonoEnv>, allowed: string[]): Response {

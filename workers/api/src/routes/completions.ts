@@ -69,7 +69,8 @@ async function complete(
   const input = parseCompletionInput(body);
   const options: CompletionOptions = { callerId: c.var.caller.keyId };
   if (!input.stream) {
-    // SPEC's JSON reply is the text completion, whatever the endpoint's style.
+    // E4's JSON reply is the text completion, whatever the endpoint's style
+    // (docs/api.md#e4-completions).
     const reply = await completeEndpoint(c.var.project, endpointId, input, {
       ...options,
       format: format ?? "text",

@@ -75,8 +75,8 @@ export async function receiveUpload(
   const body = request.body;
   let boundary: string;
   try {
-    // SPEC E9 requires the header: without one the form is missing (400); another type
-    // is a form we do not take (415).
+    // E9 requires the header (docs/api.md#e9-upload): without one the form is missing (400);
+    // another type is a form we do not take (415).
     const contentType = request.headers.get("content-type");
     if (!contentType) {
       throw new BadRequestError(

@@ -786,7 +786,7 @@ class CaseWriter {
   private bodylessCases(): void {
     const json = { "content-type": "application/json" };
     if (this.op.readsGetBody) {
-      // E6/E7 read their parameters from a JSON body as well (DESIGN §5).
+      // E6/E7 read their parameters from a JSON body as well (docs/api.md#pagination).
       this.add("get-body", "GET body: malformed JSON", { body: "{bad", headers: json }, false);
       this.add("get-body", "GET body: an array", { body: "[1]", headers: json }, false);
       this.add("get-body", "GET body: a string", { body: '"x"', headers: json }, false);

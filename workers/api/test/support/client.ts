@@ -47,7 +47,7 @@ export function admin<T = any>(path: string, options: Omit<CallOptions, "token">
   return call<T>(path, { ...options, token: adminToken() });
 }
 
-/** Asserts the DESIGN §6 envelope and returns it. */
+/** Asserts the error envelope (docs/api.md#errors) and returns it. */
 export function expectEnvelope(reply: Reply, status: number, code: string) {
   const requestId = reply.headers.get("x-request-id");
   const problems: string[] = [];
@@ -66,8 +66,8 @@ export function expectEnvelope(reply: Reply, status: number, code: string) {
 }
 
 /**
- * GET with a JSON body, as the spec sends E6 and E7. `fetch` refuses bodies on GET, so this
- * speaks HTTP/1.1 directly.
+ * GET with a JSON body, as the original contract sends E6 and E7 (docs/api.md#pagination). `fetch`
+ * refuses bodies on GET, so this speaks HTTP/1.1 directly.
  */
 export async function getWithBody<T = any>(
   path: string,

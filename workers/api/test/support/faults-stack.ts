@@ -200,7 +200,7 @@ export async function startFaultStack(options: {
   };
 }
 
-/** Asserts DESIGN §6's error envelope (and its request id) on a non-2xx reply. */
+/** Asserts the error envelope (docs/api.md#errors) and its request id on a non-2xx reply. */
 export function envelopeProblems(reply: Reply): string[] {
   const problems: string[] = [];
   const requestId = reply.headers.get("x-request-id");

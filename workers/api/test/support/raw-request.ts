@@ -129,7 +129,7 @@ function sendOnce(req: RawRequest, timeoutMs: number): Promise<RawReply> {
 }
 
 /**
- * What is wrong with a reply that must be an error (DESIGN §6): a 4xx whose body is the
+ * What is wrong with a reply that must be an error (docs/api.md#errors): a 4xx whose body is the
  * envelope `{"error":{"code","message","request_id"}}` with a code of the closed set that
  * maps to this very status, and an X-Request-Id header equal to `error.request_id`.
  * Returns the problems (none: an empty list).

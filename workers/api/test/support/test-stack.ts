@@ -23,7 +23,7 @@ export interface TestStack {
 }
 
 /**
- * The engine the test stacks run on (DESIGN §3a):
+ * The engine the test stacks run on (docs/architecture.md#two-engines):
  * - `QUARRY_TEST_DATABASE_URL` unset: the embedded PGlite, as `pnpm dev` runs by default;
  * - `QUARRY_TEST_DATABASE_URL=postgres://user:pw@host:port/db`: a native PostgreSQL server
  *   (pgvector >= 0.8; the role may CREATE DATABASE). Each stack gets a FRESH database there,

@@ -2,7 +2,7 @@ import { z } from "@hono/zod-openapi";
 import { SearchResultSchema } from "./search.ts";
 
 /**
- * E4's body and replies (SPEC, DESIGN §5), for the OpenAPI document and first-line
+ * E4's body and replies (docs/api.md#e4-completions), for the OpenAPI document and first-line
  * validation; the domain validates again (`packages/core/src/completions/completion-input.ts`).
  * Fields OpenAI clients add (`model`, `stop`, `stream_options`, …) are accepted and ignored.
  */

@@ -1,7 +1,10 @@
 import { z } from "@hono/zod-openapi";
 import { EndpointParams } from "./management.ts";
 
-/** E7, E10 and E15 (SPEC's Log forms); the domain validates bodies again (`packages/core/src/logs`). */
+/**
+ * E7, E10 and E15 (the log forms of docs/api.md#logs); the domain validates bodies again
+ * (`packages/core/src/logs`).
+ */
 export const LogParams = EndpointParams.extend({
   log_id: z
     .string()

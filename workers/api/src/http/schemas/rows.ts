@@ -1,7 +1,7 @@
 import { z } from "@hono/zod-openapi";
 
 /**
- * Row shapes of DESIGN §5 for the OpenAPI document and first-line validation. The domain
+ * Row shapes (docs/api.md#rows) for the OpenAPI document and first-line validation. The domain
  * validates again against the dataset (columns, system keys, declared metadata types), naming
  * the offending path.
  */
@@ -83,7 +83,7 @@ export const RowParams = z.object({
     .openapi({ param: { name: "row_id", in: "path" }, description: "Row id", example: "42" }),
 });
 
-/** E6 parameters; they come from the JSON body or the query string (DESIGN §5). */
+/** E6 parameters; they come from the JSON body or the query string (docs/api.md#pagination). */
 export const ListRowsQuery = z.object({
   offset: z.string().optional().openapi({ example: "0", description: "Default 0" }),
   page_size: z

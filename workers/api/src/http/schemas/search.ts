@@ -1,7 +1,7 @@
 import { z } from "@hono/zod-openapi";
 
 /**
- * Search bodies and results (SPEC E1–E3, DESIGN §5), for the OpenAPI document and first-line
+ * Search bodies and results (E1–E3 in docs/api.md), for the OpenAPI document and first-line
  * validation; the domain validates again (`packages/core/src/search/search-params.ts`).
  */
 const Query = z.string().min(1).max(10_000).openapi({
