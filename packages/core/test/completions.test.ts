@@ -138,7 +138,7 @@ describe("completions (JSON)", () => {
     expect(await db.select().from(logs).where(eq(logs.endpointId, endpoint.id))).toEqual([]);
   });
 
-  it("requires prompt or messages (SPEC E4 rule 1) and checks their shapes", () => {
+  it("requires prompt or messages (docs/api.md, E4 rule 1) and checks their shapes", () => {
     expect(() => input({ values: {} })).toThrow("messages: one of prompt or messages is required");
     expect(() => input({ prompt: [1] })).toThrow("prompt[0]: must be a string");
     expect(() => input({ messages: [{ role: "robot", content: "x" }] })).toThrow(

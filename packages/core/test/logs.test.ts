@@ -45,7 +45,7 @@ async function endpointWithLogs(ctx: ProjectContext, count: number) {
 }
 
 describe("E7 list logs", () => {
-  it("lists newest first in SPEC's listing form, page by page", async () => {
+  it("lists newest first in the API contract's listing form, page by page", async () => {
     const { ctx } = await createTenant(db, "logs-list");
     const { endpointId, ids } = await endpointWithLogs(ctx, 5);
     const all = await listLogs(ctx, endpointId, { page: 1, pageSize: 50 });
@@ -101,7 +101,7 @@ describe("E7 list logs", () => {
 });
 
 describe("E15 ratings", () => {
-  it("rates one log and answers in SPEC's rating form", async () => {
+  it("rates one log and answers in the API contract's rating form", async () => {
     const { ctx } = await createTenant(db, "rate-one");
     const { endpointId, ids } = await endpointWithLogs(ctx, 2);
     const rated = await rateLogs(ctx, endpointId, { usage_id: ids[0], positive_rating: true });

@@ -90,7 +90,7 @@ async function expectBadRequest(promise: Promise<unknown>, path: string) {
 }
 
 describe("E2 semantic search", () => {
-  it("ranks rows by cosine similarity, top_k 3 by default, as SPEC's Search result", async () => {
+  it("ranks rows by cosine similarity, top_k 3 by default, as the API contract's Search result", async () => {
     const { ctx, datasetId } = await setup("standard");
     await seed(ctx, datasetId);
     const query = "bread baked in an oven";

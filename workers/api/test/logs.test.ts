@@ -32,7 +32,7 @@ const rate = (id: string, body: unknown, token: string = tenant.key) =>
   call(`/endpoints/${id}/logs`, { method: "PATCH", token, body });
 
 describe("E7 list logs", () => {
-  it("lists newest first, in SPEC's listing form, paged by a JSON body or the query string", async () => {
+  it("lists newest first, in the API contract's listing form, paged by a JSON body or the query string", async () => {
     const { id, ids } = await endpointWithLogs(4);
     const all = await getWithBody(`/endpoints/${id}/logs`, {}, tenant.key);
     expect(all.status).toBe(200);
@@ -77,7 +77,7 @@ describe("E7 list logs", () => {
 });
 
 describe("E15 ratings", () => {
-  it("rates one log (single form) and answers SPEC's rating form", async () => {
+  it("rates one log (single form) and answers the API contract's rating form", async () => {
     const { id, ids } = await endpointWithLogs(1);
     const reply = await rate(id, { usage_id: ids[0], positive_rating: false });
     expect(reply.status).toBe(200);

@@ -91,7 +91,7 @@ function expectSortedByConfidence(results: { confidence: number }[]) {
 }
 
 describe("E2 search", () => {
-  it("returns top_k 3 by default, as SPEC's Search result, sorted by confidence", async () => {
+  it("returns top_k 3 by default, as the API contract's Search result, sorted by confidence", async () => {
     for (const dataset of [hybrid, standard]) {
       const query = "telescope galaxy";
       const reply = await post(`/api/datasets/${dataset}/search`, { query });
@@ -183,7 +183,7 @@ describe("E2 search", () => {
 });
 
 describe("E3 search documents", () => {
-  it("ranks documents by their text, as SPEC's Document result", async () => {
+  it("ranks documents by their text, as the API contract's Document result", async () => {
     const reply = await post(`/api/datasets/${hybrid}/search-documents`, {
       query: "telescope galaxy",
     });

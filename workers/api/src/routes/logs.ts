@@ -30,7 +30,7 @@ const listRoute = createRoute({
   tags,
   summary: "E7 List an endpoint's completion logs, newest first",
   description:
-    "Parameters come from a JSON body `{page, page_size}` (as the spec sends them on GET) or from the query string; the body wins when both are given.",
+    "Parameters come from a JSON body `{page, page_size}` (a body on GET, as the API contract shows it) or from the query string; the body wins when both are given.",
   security: projectSecurity,
   request: { params: EndpointParams, query: ListLogsQuery },
   responses: { 200: jsonResponse(z.array(LogListingSchema), "Logs"), ...errorResponses },

@@ -110,7 +110,7 @@ const listRoute = createRoute({
   tags,
   summary: "E6 List rows in insertion order, paged, with an optional metadata filter",
   description:
-    "Parameters come from a JSON body `{offset, page_size, filter}` (as the spec sends them on GET) or from the query string; the body wins when both are given.",
+    "Parameters come from a JSON body `{offset, page_size, filter}` (a body on GET, as the API contract shows it) or from the query string; the body wins when both are given.",
   security: projectSecurity,
   request: { params: DatasetParams, query: ListRowsQuery },
   responses: { 200: jsonResponse(z.array(RowSchema), "Rows"), ...errorResponses },
