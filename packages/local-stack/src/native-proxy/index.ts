@@ -1,6 +1,6 @@
 import type { ServerResponse } from "node:http";
 import pg from "pg";
-import { FaultPolicy, type PgServerFaults } from "../pg-server/faults.ts";
+import { FaultPolicy, faultSwitches, type PgServerFaults } from "../pg-server/faults.ts";
 import type { Listener, Transport, TransportSink } from "../pg-server/transport.ts";
 import { listenWebSocket } from "../pg-server/ws-listener.ts";
 import { serverAddress } from "./dial.ts";
@@ -88,33 +88,11 @@ export async function startNativeProxy(options: NativeProxyOptions): Promise<Nat
     host,
     wsPort: listener.port,
     connectionCount: () => pipes.size,
-    faults: {
-      dropAll() {
-        let cut = 0;
-        for (const pipe of [...pipes])
-          if (pipe.cut("injected fault: all connections dropped")) cut++;
-        for (const res of httpRequests) {
-          res.destroy();
-          cut++;
-        }
-        faultPolicy.cut.struck += cut;
-        return cut;
-      },
-      dropAfter: ({ connections, afterMessages }) =>
-        faultPolicy.cut.arm(connections, afterMessages),
-      silenceAfter: ({ connections, afterMessages }) =>
-        faultPolicy.silence.arm(connections, afterMessages),
-      reset: () => {
-        faultPolicy.cut.reset();
-        faultPolicy.silence.reset();
-      },
-      get dropped() {
-        return faultPolicy.cut.struck;
-      },
-      get silenced() {
-        return faultPolicy.silence.struck;
-      },
-    },
+    faults: faultSwitches(
+      faultPolicy,
+      (reason) => [...pipes].filter((pipe) => pipe.cut(reason)).length,
+      httpRequests,
+    ),
     close() {
       closed ??= (async () => {
         shuttingDown = true;

@@ -1,3 +1,4 @@
+import type { ServerResponse } from "node:http";
 /**
  * Fault injection for tests (off by default): cuts client connections the way a network
  * failure or a crashed proxy would, or silences them the way a hung backend or a black-holed
@@ -63,4 +64,40 @@ export class FaultPolicy {
     if (this.remaining <= 0) this.armed = false;
     return true;
   }
+}
+
+/**
+ * The fault switches of a loopback database server (PGlite's, or the native proxy), over its
+ * two policies. `cutConnections` cuts every open client connection as a network failure would
+ * and returns how many; SQL-over-HTTP requests in flight (`httpRequests`) are cut with them.
+ */
+export function faultSwitches(
+  policy: { cut: FaultPolicy; silence: FaultPolicy },
+  cutConnections: (reason: string) => number,
+  httpRequests: Set<ServerResponse>,
+): PgServerFaults {
+  return {
+    dropAll() {
+      let cut = cutConnections("injected fault: all connections dropped");
+      for (const res of httpRequests) {
+        res.destroy();
+        cut++;
+      }
+      policy.cut.struck += cut;
+      return cut;
+    },
+    dropAfter: ({ connections, afterMessages }) => policy.cut.arm(connections, afterMessages),
+    silenceAfter: ({ connections, afterMessages }) =>
+      policy.silence.arm(connections, afterMessages),
+    reset: () => {
+      policy.cut.reset();
+      policy.silence.reset();
+    },
+    get dropped() {
+      return policy.cut.struck;
+    },
+    get silenced() {
+      return policy.silence.struck;
+    },
+  };
 }

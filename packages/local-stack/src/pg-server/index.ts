@@ -1,7 +1,7 @@
 import type { ServerResponse } from "node:http";
 import type { PGlite } from "@electric-sql/pglite";
 import { PgConnection } from "./connection.ts";
-import { FaultPolicy, type PgServerFaults } from "./faults.ts";
+import { FaultPolicy, faultSwitches, type PgServerFaults } from "./faults.ts";
 import { type SessionLock, sessionLockFor } from "./session-lock.ts";
 import { sqlOverHttp } from "./sql-over-http.ts";
 import { listenTcp } from "./tcp-listener.ts";
@@ -101,32 +101,11 @@ export async function startPgServer(db: PGlite, opts: PgServerOptions = {}): Pro
     wsPort: ws.port,
     host,
     connectionCount: () => connections.size,
-    faults: {
-      dropAll() {
-        let cut = 0;
-        for (const c of connections) if (c.cut("injected fault: all connections dropped")) cut++;
-        for (const res of httpRequests) {
-          res.destroy();
-          cut++;
-        }
-        faultPolicy.cut.struck += cut;
-        return cut;
-      },
-      dropAfter: ({ connections: count, afterMessages }) =>
-        faultPolicy.cut.arm(count, afterMessages),
-      silenceAfter: ({ connections: count, afterMessages }) =>
-        faultPolicy.silence.arm(count, afterMessages),
-      reset: () => {
-        faultPolicy.cut.reset();
-        faultPolicy.silence.reset();
-      },
-      get dropped() {
-        return faultPolicy.cut.struck;
-      },
-      get silenced() {
-        return faultPolicy.silence.struck;
-      },
-    },
+    faults: faultSwitches(
+      faultPolicy,
+      (reason) => [...connections].filter((c) => c.cut(reason)).length,
+      httpRequests,
+    ),
     close() {
       closed ??= (async () => {
         shuttingDown = true;
