@@ -14,6 +14,7 @@ import {
   MAX_EF_SEARCH,
   type ProjectContext,
   queryPhrases,
+  type RowSearchInput,
   requireDataset,
   SemanticSearch,
   searchRows,
@@ -92,7 +93,7 @@ async function independentRecall(ctx: ProjectContext, datasetId: string, queries
 async function efSearchOfSearch(
   ctx: ProjectContext,
   datasetId: string,
-  body: Record<string, unknown>,
+  body: RowSearchInput,
 ): Promise<number> {
   return db.transaction(async (tx) => {
     await tx.execute(sql`SELECT set_config('hnsw.ef_search', '17', true)`);

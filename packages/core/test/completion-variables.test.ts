@@ -3,13 +3,15 @@ import { eq } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
   BadRequestError,
+  CompletionInput,
   type CompletionOptions,
+  CreateEndpointInput,
   completeEndpoint,
   createDataset,
   createEndpoint,
   getEndpoint,
   type ProjectContext,
-  parseCompletionInput,
+  parseInput,
   streamEndpoint,
   upsertRows,
 } from "../src/index.ts";
@@ -27,7 +29,7 @@ beforeAll(async () => {
 afterAll(() => close());
 
 const options: CompletionOptions = { callerId: "key_caller", retries: 0 };
-const input = (body: unknown) => parseCompletionInput(body);
+const input = (body: unknown) => parseInput(CompletionInput, body);
 
 async function tenant(): Promise<ProjectContext> {
   return (await createTenant(db, "variables")).ctx;
@@ -231,12 +233,16 @@ describe("{{last_user_message}}", () => {
     const ctx = await tenant();
     const dataset = await createDataset(ctx, { name: "kb" }, { embeddingModel: "local/hash" });
     const message = await rejection(
-      createEndpoint(ctx, {
-        name: "e",
-        model: "local/echo",
-        prompt: "{{last_user_message}}",
-        search: [{ dataset_id: dataset.id, variable: "last_user_message", query: "q" }],
-      }),
+      (async () =>
+        createEndpoint(
+          ctx,
+          parseInput(CreateEndpointInput, {
+            name: "e",
+            model: "local/echo",
+            prompt: "{{last_user_message}}",
+            search: [{ dataset_id: dataset.id, variable: "last_user_message", query: "q" }],
+          }),
+        ))(),
     );
     expect(message).toContain("search[0].variable: 'last_user_message' is a built-in variable");
   });

@@ -8,6 +8,7 @@ import {
 } from "../../../workers/api/test/support/fake-openai-server.ts";
 import {
   BadRequestError,
+  CompletionInput,
   type CompletionOptions,
   completeEndpoint,
   costOf,
@@ -16,7 +17,7 @@ import {
   LOG_STATUS,
   MODEL_PRICES,
   type ProjectContext,
-  parseCompletionInput,
+  parseInput,
   priceOf,
   streamEndpoint,
   UpstreamError,
@@ -61,7 +62,7 @@ async function readAll(events: ReadableStream<string>, out: string[] = []): Prom
   }
 }
 
-const input = (body: unknown) => parseCompletionInput(body);
+const input = (body: unknown) => parseInput(CompletionInput, body);
 
 describe("completions (JSON)", () => {
   it("renders a completion endpoint's template with values and logs the completion", async () => {
@@ -343,6 +344,9 @@ describe("completions (stream)", () => {
     expect(last.choices[0]).toMatchObject({ text: "", finish_reason: "stop" });
     // echo's tokenizer: Tides follow the moon . Why ?
     expect(last.usage).toEqual({ prompt_tokens: 7, completion_tokens: 7, total_tokens: 14 });
+    const log = await logOf(stream.logId);
+    expect(last.prompt_cost).toBe(log?.promptCost);
+    expect(last.completion_cost).toBe(log?.completionCost);
     const text = chunks.map((c) => c.choices[0].text).join("");
     expect(text).toBe("Tides follow the moon. Why?");
     expect(chunks.length).toBeGreaterThan(3); // word by word

@@ -3,11 +3,13 @@ import type { AddressInfo } from "node:net";
 import type { Database } from "@quarry/db";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
+  CreateDocumentInput,
   createDataset,
   createDocument,
   fetchSource,
   listDocuments,
   listRows,
+  parseInput,
   type UrlFetcher,
 } from "../src/index.ts";
 import { buildPdf } from "./parsing/support/pdf-builder.ts";
@@ -187,7 +189,13 @@ describe("E5 create document", () => {
     ["parse_url", { id: "a", url: "http://x", parse_url: "yes" }],
   ])("refuses bad input naming %s and stores nothing", async (path, body) => {
     const { ctx, datasetId } = await setup();
-    const attempt = createDocument(ctx, datasetId, body, sourcesWith(loopbackFetcher));
+    const attempt = (async () =>
+      createDocument(
+        ctx,
+        datasetId,
+        parseInput(CreateDocumentInput, body),
+        sourcesWith(loopbackFetcher),
+      ))();
     await expect(attempt).rejects.toMatchObject({ code: "bad_request" });
     await attempt.catch((e: Error) => expect(e.message.startsWith(`${path}:`)).toBe(true));
     expect(await listDocuments(ctx, datasetId, page)).toEqual([]);

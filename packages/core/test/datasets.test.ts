@@ -2,8 +2,9 @@ import type { Database } from "@quarry/db";
 import { documents, rows } from "@quarry/db";
 import { count, eq } from "drizzle-orm";
 import { describe, expect, it } from "vitest";
-import type { FileStore } from "../src/index.ts";
+import type { FileStore, ProjectContext } from "../src/index.ts";
 import {
+  CreateDatasetInput,
   createDataset,
   deleteDataset,
   deleteDocument,
@@ -12,6 +13,7 @@ import {
   getDocument,
   listDatasets,
   listDocuments,
+  parseInput,
 } from "../src/index.ts";
 import { useFreshDatabase } from "./support/database.ts";
 import { createTenant } from "./support/tenant.ts";
@@ -23,6 +25,11 @@ useFreshDatabase((fresh) => {
 
 const defaults = { embeddingModel: "local/hash" };
 const page = { offset: 0, pageSize: 100 };
+
+/** A body from outside, validated as the edge validates it, then created. */
+async function createUntrusted(ctx: ProjectContext, body: unknown) {
+  return createDataset(ctx, parseInput(CreateDatasetInput, body), defaults);
+}
 
 /** A FileStore that records what the domain asked to delete (R2 itself is tested end to end). */
 function recordingFiles() {
@@ -94,7 +101,7 @@ describe("datasets", () => {
     [{ name: "x", embedding_model: "openai/some-new-model" }, "dimensions"],
   ])("rejects invalid input %#, naming %s", async (input, path) => {
     const { ctx } = await createTenant(db);
-    await expect(createDataset(ctx, input, defaults)).rejects.toMatchObject({
+    await expect(createUntrusted(ctx, input)).rejects.toMatchObject({
       code: "bad_request",
       path,
     });

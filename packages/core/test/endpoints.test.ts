@@ -3,11 +3,15 @@ import { endpointDeployments } from "@quarry/db";
 import { asc, eq } from "drizzle-orm";
 import { describe, expect, it } from "vitest";
 import {
+  CreateEndpointInput,
   createDataset,
   createEndpoint,
   deleteEndpoint,
   getEndpoint,
   listEndpoints,
+  type ProjectContext,
+  parseInput,
+  UpdateEndpointInput,
   updateEndpoint,
 } from "../src/index.ts";
 import { useFreshDatabase } from "./support/database.ts";
@@ -19,6 +23,14 @@ useFreshDatabase((fresh) => {
 });
 
 const page = { offset: 0, pageSize: 100 };
+
+/** A body from outside, validated as the edge validates it, then applied. */
+async function createUntrusted(ctx: ProjectContext, body: unknown) {
+  return createEndpoint(ctx, parseInput(CreateEndpointInput, body));
+}
+async function updateUntrusted(ctx: ProjectContext, id: string, body: unknown) {
+  return updateEndpoint(ctx, id, parseInput(UpdateEndpointInput, body));
+}
 
 describe("endpoints", () => {
   it("creates a completion endpoint at deployment 1 with its caller variables", async () => {
@@ -89,7 +101,7 @@ describe("endpoints", () => {
     ],
   ])("rejects invalid settings %#, naming %s", async (settings, path) => {
     const { ctx } = await createTenant(db);
-    await expect(createEndpoint(ctx, { name: "bad", ...settings })).rejects.toMatchObject({
+    await expect(createUntrusted(ctx, { name: "bad", ...settings })).rejects.toMatchObject({
       code: "bad_request",
       path,
     });
@@ -147,7 +159,7 @@ describe("endpoints", () => {
   it("leaves the endpoint unchanged when an update is invalid", async () => {
     const { ctx } = await createTenant(db);
     const created = await createEndpoint(ctx, { name: "e", model: "local/echo", prompt: "p" });
-    await expect(updateEndpoint(ctx, created.id, { model: "bogus" })).rejects.toMatchObject({
+    await expect(updateUntrusted(ctx, created.id, { model: "bogus" })).rejects.toMatchObject({
       code: "bad_request",
     });
     expect(await getEndpoint(ctx, created.id)).toEqual(created);

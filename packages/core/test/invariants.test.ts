@@ -4,6 +4,7 @@ import {
   createDataset,
   indexVectorBacklog,
   type ProjectContext,
+  type UserMetadata,
   upsertRows,
 } from "../src/index.ts";
 import { type FreshDatabase, useFreshDatabase } from "./support/database.ts";
@@ -33,7 +34,7 @@ async function seeded(name: string): Promise<string> {
     { name, kind: "hybrid" },
     { embeddingModel: "local/hash" },
   );
-  const write = (id: string, texts: string[], metadata: Record<string, unknown> = {}) =>
+  const write = (id: string, texts: string[], metadata: UserMetadata = {}) =>
     upsertRows(ctx, dataset.id, {
       document_id: id,
       rows: texts.map((text) => ({ data: { text }, metadata })),

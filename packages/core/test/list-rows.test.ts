@@ -11,6 +11,7 @@ import {
   type FileStore,
   listRows,
   type ProjectContext,
+  type UserMetadata,
   updateRow,
   upsertRows,
   writeRowsOfDocument,
@@ -175,7 +176,7 @@ describe("the filter copy of row metadata and its terms", () => {
 
   it("answers every operator exactly as the filter does on rows", async () => {
     const { ctx, datasetId } = await setup("semantics");
-    const metadata: Record<string, unknown>[] = [
+    const metadata: UserMetadata[] = [
       { genre: "drama", year: 2020, rating: 4.5, tags: ["a", "b"], draft: false },
       { genre: "comedy", year: 2019, rating: 3, tags: ["b"], draft: true },
       { genre: "drama", year: "2020", tags: [] },

@@ -6,6 +6,8 @@ import {
   type DocumentSources,
   listRows,
   type ProjectContext,
+  type RequestRow,
+  type UserMetadata,
   updateRow,
   upsertRows,
   validateUploadFields,
@@ -99,7 +101,7 @@ const noSources: DocumentSources = {
 describe("declared metadata types on row writes", () => {
   it("E11 refuses a wrong type naming the row and key, on a new and on an existing document", async () => {
     const { ctx, datasetId } = await setup("e11");
-    const rows = [
+    const rows: RequestRow[] = [
       { data: { text: "ok" }, metadata: { year: 2024 } },
       { data: { text: "ok" } },
       { data: { text: "ok" }, metadata: { lang: "de" } },
@@ -144,7 +146,11 @@ describe("declared metadata types on row writes", () => {
       await expectRefused(
         ctx,
         datasetId,
-        () => upsertRows(ctx, datasetId, { rows: [{ data: { text: "x" }, metadata }] }),
+        // the dataset's rule on its own (the schema would refuse `null` before it)
+        () =>
+          upsertRows(ctx, datasetId, {
+            rows: [{ data: { text: "x" }, metadata: metadata as UserMetadata }],
+          }),
         message,
       );
     }

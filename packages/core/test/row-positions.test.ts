@@ -2,10 +2,12 @@ import type { Database } from "@quarry/db";
 import { describe, expect, it } from "vitest";
 import { chunkPages } from "../src/chunking/chunk-pages.ts";
 import {
+  CreateDatasetInput,
   createDataset,
   createDocument,
   listRows,
   type ProjectContext,
+  parseInput,
   updateRow,
   upsertRows,
   writeRowsOfDocument,
@@ -93,11 +95,15 @@ describe("service keys chunk and page", () => {
     const { ctx } = await createTenant(db, "declare");
     for (const name of ["chunk", "page"]) {
       await expect(
-        createDataset(
-          ctx,
-          { name: "d", metadata_columns: [{ name, type: "number" }] },
-          { embeddingModel: "local/hash" },
-        ),
+        (async () =>
+          createDataset(
+            ctx,
+            parseInput(CreateDatasetInput, {
+              name: "d",
+              metadata_columns: [{ name, type: "number" }],
+            }),
+            { embeddingModel: "local/hash" },
+          ))(),
       ).rejects.toMatchObject({ code: "bad_request", message: expect.stringMatching(/system/) });
     }
   });

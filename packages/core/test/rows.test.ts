@@ -11,6 +11,9 @@ import {
   getDocument,
   listRows,
   type ProjectContext,
+  parseInput,
+  UpdateRowInput,
+  UpsertRowsInput,
   updateRow,
   upsertRows,
   writeRowsOfDocument,
@@ -38,6 +41,14 @@ async function storedEmbedding(rowId: number): Promise<number[] | null> {
     .from(rows)
     .where(eq(rows.id, rowId));
   return row?.e ? (JSON.parse(row.e) as number[]) : null;
+}
+
+/** A body from outside, validated as the edge validates it, then written. */
+async function upsertUntrusted(ctx: ProjectContext, datasetId: string, body: unknown) {
+  return upsertRows(ctx, datasetId, parseInput(UpsertRowsInput, body));
+}
+async function updateUntrusted(ctx: ProjectContext, id: string, rowId: string, body: unknown) {
+  return updateRow(ctx, id, rowId, parseInput(UpdateRowInput, body));
 }
 
 async function expectBadRequest(promise: Promise<unknown>, path: string) {
@@ -131,7 +142,7 @@ describe("E11 upsert", () => {
     ["rows", { rows: Array.from({ length: 1001 }, () => ({ data: { text: "x" } })) }],
   ])("refuses a bad body naming %s, storing nothing", async (path, body) => {
     const { ctx, datasetId } = await setup();
-    await expectBadRequest(upsertRows(ctx, datasetId, body as never), path);
+    await expectBadRequest(upsertUntrusted(ctx, datasetId, body), path);
     expect(await listRows(ctx, datasetId, page)).toEqual([]);
   });
 });
@@ -281,7 +292,7 @@ describe("E8 update and E14 delete", () => {
     const {
       rows: [row],
     } = await upsertRows(ctx, datasetId, { rows: [{ data: { text: "t" } }] });
-    await expectBadRequest(updateRow(ctx, datasetId, String(row!.id), {}), "body");
+    await expectBadRequest(updateUntrusted(ctx, datasetId, String(row!.id), {}), "body");
     await expectBadRequest(updateRow(ctx, datasetId, "abc", { data: { text: "x" } }), "row_id");
     await expectBadRequest(
       updateRow(ctx, datasetId, String(row!.id), { data: { nope: "x" } }),

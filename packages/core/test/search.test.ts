@@ -4,6 +4,7 @@ import { sql } from "drizzle-orm";
 import { describe, expect, it } from "vitest";
 import {
   createDataset,
+  DocumentFilteredSearchInput,
   deleteDataset,
   deleteDocument,
   deleteRow,
@@ -12,21 +13,26 @@ import {
   foldKeywordDeltas,
   indexVectorBacklog,
   type ProjectContext,
+  parseInput,
   pendingVectorRows,
-  SEARCH_TUNING,
+  RowSearchInput,
   SemanticSearch,
   searchDocuments,
   searchRows,
+  semanticRankingQuery,
   updateRow,
   upsertRows,
+  VECTOR_SEARCH_TUNING,
   writeRowsOfDocument,
 } from "../src/index.ts";
-import { useFreshDatabase } from "./support/database.ts";
+import { type FreshDatabase, useFreshDatabase } from "./support/database.ts";
 import { createTenant } from "./support/tenant.ts";
 
 let db: Database;
-useFreshDatabase((fresh) => {
+let database: FreshDatabase;
+useFreshDatabase((fresh, opened) => {
   db = fresh;
+  database = opened;
 });
 
 const defaults = { embeddingModel: "local/hash" };
@@ -84,6 +90,14 @@ function cosine(a: number[], b: number[]): number {
   return dot / Math.sqrt(na * nb);
 }
 
+/** A body from outside, validated as the edge validates it, then searched. */
+async function searchUntrusted(ctx: ProjectContext, datasetId: string, body: unknown) {
+  return searchRows(ctx, datasetId, parseInput(RowSearchInput, body));
+}
+async function documentFilteredUntrusted(ctx: ProjectContext, datasetId: string, body: unknown) {
+  return documentFilteredSearch(ctx, datasetId, parseInput(DocumentFilteredSearchInput, body));
+}
+
 async function expectBadRequest(promise: Promise<unknown>, path: string) {
   await expect(promise).rejects.toMatchObject({ code: "bad_request" });
   await promise.catch((e: Error) => expect(e.message.startsWith(`${path}:`)).toBe(true));
@@ -124,19 +138,19 @@ describe("E2 semantic search", () => {
 
   it("validates the body, naming the field", async () => {
     const { ctx, datasetId } = await setup();
-    await expectBadRequest(searchRows(ctx, datasetId, {}), "query");
-    await expectBadRequest(searchRows(ctx, datasetId, { query: "  " }), "query");
-    await expectBadRequest(searchRows(ctx, datasetId, { query: "x".repeat(10_001) }), "query");
-    await expectBadRequest(searchRows(ctx, datasetId, { query: "x", top_k: 0 }), "top_k");
-    await expectBadRequest(searchRows(ctx, datasetId, { query: "x", top_k: 101 }), "top_k");
-    await expectBadRequest(searchRows(ctx, datasetId, { query: "x", alpha: 1.01 }), "alpha");
-    await expectBadRequest(searchRows(ctx, datasetId, { query: "x", alpha: -1 }), "alpha");
-    await expectBadRequest(searchRows(ctx, datasetId, { query: "x", filter: "a" }), "filter");
+    await expectBadRequest(searchUntrusted(ctx, datasetId, {}), "query");
+    await expectBadRequest(searchUntrusted(ctx, datasetId, { query: "  " }), "query");
+    await expectBadRequest(searchUntrusted(ctx, datasetId, { query: "x".repeat(10_001) }), "query");
+    await expectBadRequest(searchUntrusted(ctx, datasetId, { query: "x", top_k: 0 }), "top_k");
+    await expectBadRequest(searchUntrusted(ctx, datasetId, { query: "x", top_k: 101 }), "top_k");
+    await expectBadRequest(searchUntrusted(ctx, datasetId, { query: "x", alpha: 1.01 }), "alpha");
+    await expectBadRequest(searchUntrusted(ctx, datasetId, { query: "x", alpha: -1 }), "alpha");
+    await expectBadRequest(searchUntrusted(ctx, datasetId, { query: "x", filter: "a" }), "filter");
     await expectBadRequest(
-      searchRows(ctx, datasetId, { query: "x", filter: { n: { $gt: "1" } } }),
+      searchUntrusted(ctx, datasetId, { query: "x", filter: { n: { $gt: "1" } } }),
       "filter.n.$gt",
     );
-    await expectBadRequest(searchRows(ctx, datasetId, { query: "x", k: 1 }), "k");
+    await expectBadRequest(searchUntrusted(ctx, datasetId, { query: "x", k: 1 }), "k");
   });
 
   it("uses the dataset's own HNSW index through the driver, with bound parameters", async () => {
@@ -186,6 +200,28 @@ describe("E2 semantic search", () => {
     );
   });
 
+  it("renders E2 semantic's statement for a driver of one's own, as the search bench runs it", async () => {
+    const { ctx, datasetId } = await setup("standard");
+    await seed(ctx, datasetId);
+    await indexVectorBacklog(db, datasetId, 1000);
+    const [vector] = await new LocalHashEmbedder(384).embed(["comet"]);
+    const query = semanticRankingQuery(
+      { id: datasetId, dimensions: 384, embeddingModel: "local/hash", efSearch: null },
+      vector!,
+      3,
+    );
+    expect(query.text).toContain("$1");
+    expect(query.params).toContain(datasetId);
+    const raw = await database.sql<{ data: Record<string, string>; confidence: number }>(
+      query.text,
+      query.params,
+    );
+    const { results } = await searchRows(ctx, datasetId, { query: "comet", top_k: 3, alpha: 1 });
+    expect(results).toHaveLength(3);
+    expect(raw.map((r) => r.data)).toEqual(results.map((r) => r.data));
+    expect(raw.map((r) => Number(r.confidence))).toEqual(results.map((r) => r.confidence));
+  });
+
   it("applies filters exactly when few rows pass, and through the index when many do", async () => {
     const { ctx, datasetId } = await setup("standard", 64);
     // Six words a row from a vocabulary of 48, spread by a fixed pseudo-random walk: varied
@@ -200,7 +236,7 @@ describe("E2 semantic search", () => {
       seed = (seed * 1103515245 + 12345) % 2147483648;
       return words[seed % words.length];
     };
-    const many = SEARCH_TUNING.exactFilterRows + 200;
+    const many = VECTOR_SEARCH_TUNING.exactFilterRows + 200;
     const rows = Array.from({ length: many }, (_, i) => ({
       data: { text: `${Array.from({ length: 6 }, nextWord).join(" ")} ${i % 11}` },
       metadata: { rare: i % 100 === 0, bucket: i % 4, n: i },
@@ -480,11 +516,11 @@ describe("E3 and E1", () => {
       });
       expect(e1.results).toEqual(e2.results);
       await expectBadRequest(
-        documentFilteredSearch(ctx, datasetId, { query, top_k_rows: 0 }),
+        documentFilteredUntrusted(ctx, datasetId, { query, top_k_rows: 0 }),
         "top_k_rows",
       );
       await expectBadRequest(
-        documentFilteredSearch(ctx, datasetId, { query, filter: {} }),
+        documentFilteredUntrusted(ctx, datasetId, { query, filter: {} }),
         "filter",
       );
     }

@@ -85,6 +85,9 @@ describe("E4 stream (SSE)", () => {
       model: "echo",
       choices: [{ text: "", index: 0, logprobs: null, finish_reason: "stop", usage_id: usageId }],
       usage: { prompt_tokens: 7, completion_tokens: 7, total_tokens: 14 },
+      // echo is priced at 0 (the JSON reply carries the same two fields)
+      prompt_cost: 0,
+      completion_cost: 0,
       // on the last chunk too, where OpenAI's clients (which stop at [DONE]) see them
       search_results: [
         expect.objectContaining({

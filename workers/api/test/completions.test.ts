@@ -1,4 +1,5 @@
 import OpenAI from "openai";
+import { VERSION as OPENAI_CLIENT_VERSION } from "openai/version";
 import { beforeAll, describe, expect, it } from "vitest";
 import { admin, baseUrl, call, expectEnvelope, getWithBody } from "./support/client.ts";
 import { FAKE_REPLY } from "./support/fake-openai-server.ts";
@@ -186,6 +187,8 @@ describe("E4 completions (JSON)", () => {
   });
 
   it("works with the official openai client (completions and chat, not streamed)", async () => {
+    // the newest major that runs on Node 20, which this repo supports (7.x needs Node 22)
+    expect(OPENAI_CLIENT_VERSION).toMatch(/^6\./);
     const id = await endpoint({ model: "openai/reply", prompt: "Hello" });
     const client = new OpenAI({ apiKey: tenant.key, baseURL: `${baseUrl()}/api/endpoints/${id}` });
     const completion = await client.completions.create({ model: "any", prompt: "there" });

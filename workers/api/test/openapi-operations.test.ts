@@ -58,6 +58,9 @@ const PUBLISHED: Record<string, string> = {
   "GET /endpoints/{id}/logs": "listLogs",
   "PATCH /endpoints/{id}/logs": "rateLogs",
   "POST /endpoints/{id}/logs/{log_id}/comments": "createLogComment",
+  "GET /endpoints/{id}/logs/export": "exportLogs",
+  "GET /admin/projects": "listProjects",
+  "GET /admin/projects/{id}/keys": "listApiKeys",
 };
 
 describe("operationId", () => {

@@ -1,14 +1,17 @@
-export interface Bindings {
-  DATABASE_URL: string;
-  EMBEDDING_MODEL?: string;
-  OPENAI_API_KEY?: string;
-  OPENAI_BASE_URL?: string;
-  NEON_LOCAL_PROXY?: string;
-  /** a database connect or query unanswered this long fails the slice (retried); default 30 */
-  DATABASE_TIMEOUT_SECONDS?: string;
-  /** fault-injection runs only (local stack): probability of a failure at each fault point */
-  INGEST_FAULT_RATE?: string;
-  FILES: R2Bucket;
-  INGEST_QUEUE: Queue<unknown>;
-  AI?: Ai;
-}
+import { binding, databaseConfig, providerConfig } from "@quarry/worker-kit";
+import { z } from "zod";
+
+/**
+ * The ingest worker's bindings (their types: worker-configuration.d.ts, from `wrangler
+ * types`), validated once per isolate by the composition root (worker.ts).
+ */
+export const ingestEnvSchema = z.object({
+  ...databaseConfig,
+  ...providerConfig,
+  /** where uploads and fetched sources are stored; slices read ranges of them */
+  FILES: binding<R2Bucket>("FILES"),
+  /** the slices' successors and the vector-index messages go back onto the queue */
+  INGEST_QUEUE: binding<Queue>("INGEST_QUEUE"),
+});
+
+export type IngestConfig = z.output<typeof ingestEnvSchema>;

@@ -1,175 +1,65 @@
+import type { QueueMessage } from "@quarry/core";
 import {
-  abandonedReason,
-  calibrateEfSearch,
-  foldKeywordDeltas,
-  type IngestDeps,
-  indexVectorBacklog,
-  ingestFailureReason,
-  isIngestMessage,
-  isPermanentIngestFailure,
-  isVectorIndexMessage,
-  markDocumentFailed,
-  noteIngestRetry,
-  type ProjectContext,
-  type QueueMessage,
-  runIngestSlice,
-  vectorIndexTurn,
-} from "@quarry/core";
-import type { AiBinding, ProviderEnv } from "@quarry/providers";
-import { databaseTimeoutMs, openDatabase, r2SourceReader } from "@quarry/worker-kit";
-import type { Bindings } from "./env.ts";
-import { faultsFrom } from "./fault-injection.ts";
+  bindingsValidator,
+  openDatabase,
+  providerEnv,
+  queueSender,
+  r2SourceReader,
+} from "@quarry/worker-kit";
+import { ingestEnvSchema } from "./env.ts";
+import type { HandlerDeps } from "./handler.ts";
+import { type IngestHandlers, ingestHandlers } from "./handlers/index.ts";
+import { log, reasonOf } from "./log.ts";
+import { applyOutcome, backoffSeconds, type Outcome, retryAfter } from "./outcome.ts";
+import { routeMessage } from "./route-message.ts";
 
-const DEAD_LETTER_QUEUE = "quarry-ingest-dlq";
-/** Backoff between redeliveries of a failed slice: 2 s, 4 s, 8 s … capped at 5 minutes. */
-const retryDelaySeconds = (attempts: number) => Math.min(2 ** attempts, 300);
-/**
- * Backlog rows one `index-vectors` message moves into the graph before it hands the rest to
- * a new message: a few seconds of database time, so slices of other documents interleave.
- */
-const VECTOR_INDEX_ROWS_PER_MESSAGE = 2000;
+const configOf = bindingsValidator(ingestEnvSchema);
+
+/** Replaces handlers for one batch: the local stack's fault injection is the only user. */
+export type WrapHandlers = (handlers: IngestHandlers, env: Env) => IngestHandlers;
 
 /**
- * The Queue consumer's entry (its composition root). Each message is one bounded slice of
- * one document (`runIngestSlice`); the slice enqueues its successor. A file that cannot be
- * parsed fails its document at once; anything else is retried with backoff, and what
- * exhausts its retries reaches the dead-letter queue, whose handler fails the document, so
- * nothing stays `processing` forever. The other kind of message, `index-vectors`, moves a
- * bounded part of a dataset's vector backlog into its HNSW graph (`indexVectorBacklog`),
- * once the dataset has no document being ingested (`vectorIndexTurn`).
+ * The Queue consumer's composition root, the only file that knows it is a Worker: it
+ * validates the bindings once, builds the database, storage, queue and providers once per
+ * batch, hands each message to its handler (route-message.ts) and applies the outcome.
+ * A handler that throws is retried with backoff like any transient failure.
  */
-export default {
-  async queue(batch, env, ctx) {
-    const { db, close } = openDatabase(env.DATABASE_URL, {
-      localProxy: env.NEON_LOCAL_PROXY,
-      timeoutMs: databaseTimeoutMs(env.DATABASE_TIMEOUT_SECONDS),
-    });
-    const providers: ProviderEnv = {
-      ...(env.OPENAI_API_KEY ? { OPENAI_API_KEY: env.OPENAI_API_KEY } : {}),
-      ...(env.OPENAI_BASE_URL ? { OPENAI_BASE_URL: env.OPENAI_BASE_URL } : {}),
-      ...(env.AI ? { AI: env.AI as unknown as AiBinding } : {}),
-    };
-    const send = async (next: QueueMessage, delaySeconds?: number) => {
-      await env.INGEST_QUEUE.send(next, {
-        contentType: "json",
-        ...(delaySeconds ? { delaySeconds } : {}),
+export function createIngestWorker(wrap: WrapHandlers = (handlers) => handlers) {
+  return {
+    async queue(batch, env, ctx) {
+      const config = configOf(env);
+      const handlers = wrap(ingestHandlers, env);
+      const { db, close } = openDatabase(config.DATABASE_URL, {
+        localProxy: config.NEON_LOCAL_PROXY,
+        timeoutMs: config.DATABASE_TIMEOUT_SECONDS * 1000,
       });
-    };
-    const realDeps: IngestDeps = {
-      source: r2SourceReader(env.FILES),
-      enqueue: (next) => send(next),
-    };
-    try {
-      for (const message of batch.messages) {
-        const body = message.body;
-        if (isVectorIndexMessage(body)) {
-          // Nothing to fail on the dead-letter queue: the backlog stays searchable (exactly),
-          // and the dataset's next write sends another message.
-          if (batch.queue === DEAD_LETTER_QUEUE) {
-            message.ack();
-            continue;
-          }
+      const deps: HandlerDeps = {
+        db,
+        source: r2SourceReader(config.FILES),
+        send: queueSender(config.INGEST_QUEUE),
+        providers: providerEnv(config),
+      };
+      try {
+        for (const message of batch.messages) {
+          const delivery = { id: message.id, attempts: message.attempts };
+          let outcome: Outcome;
           try {
-            const turn = await vectorIndexTurn(db, body);
-            if (turn.kind === "defer") {
-              await send(turn.message, turn.delaySeconds);
-              message.ack();
-              continue;
-            }
-            // The writes that asked for this message appended keyword deltas too: fold them
-            // while the dataset has its turn, so searches add up only a few.
-            const folded = await foldKeywordDeltas(db, body.datasetId);
-            const progress = await indexVectorBacklog(
-              db,
-              body.datasetId,
-              VECTOR_INDEX_ROWS_PER_MESSAGE,
-            );
-            log("info", "vectors indexed", { dataset: body.datasetId, folded, ...progress });
-            // A drained backlog: the graph holds every vector, the moment to measure the
-            // candidate list size it needs, when it has grown enough since the last time (the
-            // check is one small read). A failed measurement is only logged: the indexing is done.
-            if (progress.pending === 0) {
-              try {
-                // Its queries are embedded with the dataset's own model (the providers').
-                const tuning = await calibrateEfSearch(
-                  { db, projectId: body.projectId, providers },
-                  body.datasetId,
-                );
-                if (tuning.measured) {
-                  log("info", "ef_search calibrated", { dataset: body.datasetId, ...tuning });
-                }
-              } catch (error) {
-                log("warn", "ef_search calibration failed", {
-                  dataset: body.datasetId,
-                  reason: error instanceof Error ? error.message : String(error),
-                });
-              }
-            }
-            // None moved while some wait: another indexer holds them and carries on.
-            if (progress.pending > 0 && progress.indexed > 0) await realDeps.enqueue(body);
-            message.ack();
+            outcome = await routeMessage(handlers, batch.queue, message.body, delivery, deps);
           } catch (error) {
-            log("warn", "vector indexing failed; retrying", {
-              dataset: body.datasetId,
-              reason: error instanceof Error ? error.message : String(error),
+            log("error", "message handler failed; retrying", {
+              id: message.id,
+              queue: batch.queue,
+              reason: reasonOf(error),
             });
-            message.retry({ delaySeconds: retryDelaySeconds(message.attempts) });
+            outcome = retryAfter(backoffSeconds(message.attempts));
           }
-          continue;
+          applyOutcome(message, outcome);
         }
-        if (!isIngestMessage(body)) {
-          log("error", "malformed ingest message", { id: message.id });
-          message.ack();
-          continue;
-        }
-        if (batch.queue === DEAD_LETTER_QUEUE) {
-          await markDocumentFailed(db, body, await abandonedReason(db, body));
-          message.ack();
-          continue;
-        }
-        const faults = faultsFrom(env.INGEST_FAULT_RATE, message.attempts);
-        const deps = faults ? faults.wrap(realDeps) : realDeps;
-        const project: ProjectContext = {
-          db: faults ? faults.wrapDatabase(db) : db,
-          projectId: body.projectId,
-          providers,
-        };
-        try {
-          const started = Date.now();
-          const outcome = await runIngestSlice(project, body, deps);
-          log("info", "slice", {
-            document: body.documentId,
-            position: body.cursor?.position ?? 0,
-            outcome,
-            ms: Date.now() - started,
-          });
-          if (faults?.crashBeforeAck()) {
-            message.retry({ delaySeconds: 0 });
-            continue;
-          }
-          message.ack();
-        } catch (error) {
-          const reason = ingestFailureReason(error);
-          if (isPermanentIngestFailure(error)) {
-            await markDocumentFailed(db, body, reason);
-            message.ack();
-          } else {
-            log("warn", "slice failed; retrying", {
-              document: body.documentId,
-              reason,
-              attempts: message.attempts,
-            });
-            await noteIngestRetry(db, body, reason).catch(() => {});
-            message.retry({ delaySeconds: retryDelaySeconds(message.attempts) });
-          }
-        }
+      } finally {
+        ctx.waitUntil(close());
       }
-    } finally {
-      ctx.waitUntil(close());
-    }
-  },
-} satisfies ExportedHandler<Bindings>;
-
-function log(level: "info" | "warn" | "error", msg: string, fields: Record<string, unknown>) {
-  console.log(JSON.stringify({ level, msg, ...fields }));
+    },
+  } satisfies ExportedHandler<Env, QueueMessage>;
 }
+
+export default createIngestWorker() satisfies ExportedHandler<Env, QueueMessage>;

@@ -45,26 +45,13 @@ export function openDatabase(
   return { db, close: () => pool.end() };
 }
 
-/** DATABASE_TIMEOUT_SECONDS: its default and the whole seconds it may be (both workers). */
+/**
+ * DATABASE_TIMEOUT_SECONDS: its default and the whole seconds it may be (both workers;
+ * validated by `databaseConfig`, worker-config.ts).
+ */
 export const DATABASE_TIMEOUT_SECONDS = { default: 30, min: 1, max: 600 } as const;
 
 const DEFAULT_DATABASE_TIMEOUT_MS = DATABASE_TIMEOUT_SECONDS.default * 1000;
-
-/**
- * DATABASE_TIMEOUT_SECONDS as milliseconds: unset means the default; anything but a whole
- * number of seconds in range is a configuration error, said at once.
- */
-export function databaseTimeoutMs(seconds: string | undefined): number {
-  if (seconds === undefined || seconds === "") return DEFAULT_DATABASE_TIMEOUT_MS;
-  const value = Number(seconds);
-  const { min, max } = DATABASE_TIMEOUT_SECONDS;
-  if (!Number.isInteger(value) || value < min || value > max) {
-    throw new Error(
-      `DATABASE_TIMEOUT_SECONDS must be a whole number from ${min} to ${max}, got "${seconds}"`,
-    );
-  }
-  return value * 1000;
-}
 
 /**
  * The driver's settings are global: every request of an isolate shares them, so they are set

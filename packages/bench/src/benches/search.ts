@@ -1,4 +1,4 @@
-import { scaleVectors } from "@quarry/core";
+import { type QueryText, semanticRankingQuery } from "@quarry/core";
 import { LocalHashEmbedder } from "@quarry/providers";
 import pg from "pg";
 import { createQuarryApi, type Dataset, type RowInput } from "../harness/api.ts";
@@ -418,35 +418,16 @@ async function waitForVectorIndex(
 }
 
 /**
- * The statement E2 semantic sends (`SemanticSearch.rankSql` in
- * packages/core/src/search/search-rows.ts), for the raw baseline, with the same HNSW list size:
- * the dataset's `ef_search` as GET dataset shows it ($5), never below top_k. Keep the two in step.
+ * The statement E2 semantic sends, rendered by core itself (`semanticRankingQuery`, the same
+ * `SemanticSearch.rankSql` E2 runs), for the raw baseline, with the same HNSW list size: the
+ * dataset's `ef_search` as GET dataset shows it, never below top_k.
  */
-const SEMANTIC_SQL = `WITH quarry_query_vector AS MATERIALIZED (
-  SELECT ($1::int4[]::vector * (SELECT array_fill(power(2::float8, $4::int)::real,
-    ARRAY[${DIMENSIONS}::int])::vector))::vector(${DIMENSIONS}) AS v)
-SELECT r.id, r.data, r.metadata, greatest(0, 1 - c.distance) AS confidence
-FROM ((SELECT v.row_id AS id, (v.embedding::vector(${DIMENSIONS}) <=> QUERY) AS distance
-       FROM indexed_vectors v
-       WHERE v.dataset_id = $2
-       ORDER BY v.embedding::vector(${DIMENSIONS}) <=> QUERY
-       LIMIT $3::int)
-      UNION ALL
-      (SELECT r.id, (r.embedding::vector(${DIMENSIONS}) <=> QUERY) AS distance
-       FROM vector_backlog b JOIN rows r ON r.id = b.row_id
-       WHERE b.dataset_id = $2 AND r.embedding IS NOT NULL
-       ORDER BY 2, 1 LIMIT $3::int)) AS c JOIN rows r ON r.id = c.id
-ORDER BY c.distance, c.id
-LIMIT (SELECT $3::int FROM (SELECT set_config('hnsw.ef_search',
-  least(1000, greatest($3::int, $5::int))::text, true)) AS s)`.replaceAll(
-  "QUERY",
-  "(SELECT v FROM quarry_query_vector)",
-);
-
-/** SEMANTIC_SQL's parameters: the query vector as core sends it (scaled integers). */
-function semanticParams(vector: number[], datasetId: string, efSearch: number): unknown[] {
-  const scaled = scaleVectors([vector]);
-  return [scaled.integers[0], datasetId, TOP_K, -scaled.exponent, efSearch];
+function semanticQuery(vector: number[], datasetId: string, efSearch: number): QueryText {
+  return semanticRankingQuery(
+    { id: datasetId, dimensions: DIMENSIONS, embeddingModel: MODEL, efSearch },
+    vector,
+    TOP_K,
+  );
 }
 
 /** Exact top-10 by cosine distance: the materialized CTE keeps the vector index out. */
@@ -515,10 +496,8 @@ async function measureRawSql(
   try {
     const run = async (client: pg.Client, i: number) => {
       const elapsed = startTimer();
-      const found = await client.query(
-        SEMANTIC_SQL,
-        semanticParams(embeddingOf(i), datasetId, efSearch),
-      );
+      const query = semanticQuery(embeddingOf(i), datasetId, efSearch);
+      const found = await client.query(query.text, query.params);
       if (found.rows.length !== TOP_K)
         throw new Error(`raw SQL returned ${found.rows.length} rows`);
       return elapsed();
@@ -557,12 +536,9 @@ async function measureRawSql(
 
 /** Plans of E2's queries as the service sends them: the HNSW index must appear. */
 async function explainSearch(db: pg.Client, datasetId: string, efSearch: number, vector: number[]) {
+  const semantic = semanticQuery(vector, datasetId, efSearch);
   const plans: Record<string, PlanSummary> = {
-    e2_semantic: await explainAnalyze(
-      db,
-      SEMANTIC_SQL,
-      semanticParams(vector, datasetId, efSearch),
-    ),
+    e2_semantic: await explainAnalyze(db, semantic.text, semantic.params),
   };
   return plans;
 }

@@ -1,119 +1,134 @@
 import type { ChatTurn } from "@quarry/providers";
-import { BadRequestError } from "../shared/errors.ts";
+import { z } from "zod";
+import { parseInput } from "../shared/parse-input.ts";
 import { isBuiltinVariable } from "../templates/builtin-variables.ts";
 
-/**
- * E4's body, validated. Only E4's own fields are read; anything else an OpenAI client sends
- * (`model`, `stop`, `stream_options`, `n`, …) is accepted and ignored, because the deployed
- * endpoint decides the model and its settings (docs/api.md#e4-completions).
- */
-export interface CompletionInput {
-  /** template values as text: strings as given, other JSON values as JSON text */
-  values: Record<string, string>;
-  /** the values as the caller sent them, for the log */
-  rawValues: Record<string, unknown> | null;
-  /** completion-style input (a string is one item) */
-  prompt: string[] | undefined;
-  /** chat history to append to the endpoint's messages */
-  messages: ChatTurn[] | undefined;
-  stream: boolean;
-  /** the end user, passed to the provider and logged as the log's user */
-  user: string | undefined;
-}
-
 export const MAX_USER_CHARS = 256;
-const ROLES = new Set(["system", "user", "assistant"]);
 
-export function parseCompletionInput(body: unknown): CompletionInput {
-  if (!isObject(body)) throw new BadRequestError("must be a JSON object", "body");
-  const prompt = parsePrompt(body.prompt);
-  const messages = parseMessages(body.messages);
-  if (prompt === undefined && messages === undefined) {
-    throw new BadRequestError("one of prompt or messages is required", "messages");
-  }
-  const { values, raw } = parseValues(body.values);
-  if (body.stream !== undefined && body.stream !== null && typeof body.stream !== "boolean") {
-    throw new BadRequestError("must be a boolean", "stream");
-  }
-  const user = body.user ?? undefined;
-  if (user !== undefined && (typeof user !== "string" || user.length > MAX_USER_CHARS)) {
-    throw new BadRequestError(`must be a string of at most ${MAX_USER_CHARS} characters`, "user");
-  }
-  return { values, rawValues: raw, prompt, messages, stream: body.stream === true, user };
-}
+const TEXT_PARTS_ONLY = 'only text parts {type: "text", text} are supported';
 
-function parseValues(value: unknown): {
-  values: Record<string, string>;
-  raw: Record<string, unknown> | null;
-} {
-  if (value === undefined || value === null) return { values: {}, raw: null };
-  if (!isObject(value)) throw new BadRequestError("must be an object", "values");
-  const values: Record<string, string> = {};
-  for (const [name, v] of Object.entries(value)) {
+/** OpenAI's list-of-parts content; only text parts, whose texts are joined. */
+const TextPart = z
+  .object(
+    {
+      type: z.literal("text", { error: TEXT_PARTS_ONLY }),
+      text: z.string({ error: TEXT_PARTS_ONLY }),
+    },
+    { error: TEXT_PARTS_ONLY },
+  )
+  .loose();
+
+const MessageContent = z
+  .union([z.string(), z.array(TextPart)], { error: "must be a string" })
+  .transform((content) =>
+    typeof content === "string" ? content : content.map((part) => part.text).join(""),
+  );
+
+const Message = z
+  .object(
+    {
+      // `developer` is OpenAI's newer name for the system role.
+      role: z
+        .enum(["system", "user", "assistant", "developer"], {
+          error: "must be system, user or assistant",
+        })
+        .transform((role) => (role === "developer" ? "system" : role)),
+      content: MessageContent,
+    },
+    { error: "must be an object {role, content}" },
+  )
+  .loose()
+  // A turn is its role and content; other fields OpenAI clients send are not logged.
+  .transform(({ role, content }): ChatTurn => ({ role, content }));
+
+/** OpenAI's `prompt`: a string (one item) or a list of strings; token arrays are not supported. */
+const Prompt = z
+  .union([z.string(), z.array(z.string({ error: "must be a string" }))], {
+    error: "must be a string or a list of strings",
+  })
+  .nullable()
+  .optional()
+  .transform((prompt) =>
+    prompt == null ? undefined : typeof prompt === "string" ? [prompt] : prompt,
+  );
+
+const Values = z
+  .record(z.string(), z.unknown(), { error: "must be an object" })
+  .superRefine((values, ctx) => {
     // The request itself fills a built-in variable; a second source would leave the caller
     // guessing which one the template got.
-    if (isBuiltinVariable(name)) {
-      throw new BadRequestError(
-        "is built in: it holds the last user message of the request; send that text as a user message (messages or prompt) instead",
-        `values.${name}`,
-      );
+    for (const name of Object.keys(values).filter(isBuiltinVariable)) {
+      ctx.addIssue({
+        code: "custom",
+        message:
+          "is built in: it holds the last user message of the request; send that text as a user message (messages or prompt) instead",
+        path: [name],
+      });
     }
+  })
+  .nullable()
+  .optional();
+
+/**
+ * E4's body as sent. Only E4's own fields are read; anything else an OpenAI client sends
+ * (`model`, `stop`, `stream_options`, `n`, …) is accepted and ignored, because the deployed
+ * endpoint decides the model and its settings (docs/api.md#e4-completions). `null` is the
+ * same as leaving a field out.
+ */
+export const CompletionRequest = z
+  .object({
+    values: Values,
+    prompt: Prompt,
+    messages: z
+      .array(Message, { error: "must be a list of {role, content}" })
+      .nullable()
+      .optional()
+      .transform((messages) => messages ?? undefined),
+    stream: z.boolean({ error: "must be a boolean" }).nullable().optional(),
+    user: z
+      .string({ error: `must be a string of at most ${MAX_USER_CHARS} characters` })
+      .max(MAX_USER_CHARS, { error: `must be a string of at most ${MAX_USER_CHARS} characters` })
+      .nullable()
+      .optional(),
+  })
+  .loose()
+  .superRefine((body, ctx) => {
+    if (body.prompt === undefined && body.messages === undefined) {
+      ctx.addIssue({
+        code: "custom",
+        message: "one of prompt or messages is required",
+        path: ["messages"],
+      });
+    }
+  });
+
+/** E4's body, validated, as the completion reads it. */
+export const CompletionInput = CompletionRequest.transform((body) => ({
+  /** template values as text: strings as given, other JSON values as JSON text */
+  values: valuesAsText(body.values),
+  /** the values as the caller sent them, for the log */
+  rawValues: body.values ?? null,
+  /** completion-style input */
+  prompt: body.prompt,
+  /** chat history to append to the endpoint's messages */
+  messages: body.messages,
+  stream: body.stream === true,
+  /** the end user, passed to the provider and logged as the log's user */
+  user: body.user ?? undefined,
+}));
+export type CompletionInput = z.output<typeof CompletionInput>;
+
+/** E4's body from a caller that is not HTTP (the edge validates with `CompletionInput`). */
+export function parseCompletionInput(body: unknown): CompletionInput {
+  return parseInput(CompletionInput, body);
+}
+
+function valuesAsText(values: Record<string, unknown> | null | undefined): Record<string, string> {
+  const text: Record<string, string> = {};
+  for (const [name, value] of Object.entries(values ?? {})) {
     // null says "no value": the variable counts as missing.
-    if (v === null || v === undefined) continue;
-    values[name] = typeof v === "string" ? v : JSON.stringify(v);
+    if (value === null || value === undefined) continue;
+    text[name] = typeof value === "string" ? value : JSON.stringify(value);
   }
-  return { values, raw: value };
-}
-
-/** OpenAI's `prompt`: a string or a list of strings (token arrays are not supported). */
-function parsePrompt(value: unknown): string[] | undefined {
-  if (value === undefined || value === null) return undefined;
-  if (typeof value === "string") return [value];
-  if (!Array.isArray(value))
-    throw new BadRequestError("must be a string or a list of strings", "prompt");
-  return value.map((item, i) => {
-    if (typeof item !== "string") throw new BadRequestError("must be a string", `prompt[${i}]`);
-    return item;
-  });
-}
-
-/** `{role, content}` items; content may also be OpenAI's list of `{type: "text", text}` parts. */
-function parseMessages(value: unknown): ChatTurn[] | undefined {
-  if (value === undefined || value === null) return undefined;
-  if (!Array.isArray(value))
-    throw new BadRequestError("must be a list of {role, content}", "messages");
-  return value.map((item, i) => {
-    const path = `messages[${i}]`;
-    if (!isObject(item)) throw new BadRequestError("must be an object {role, content}", path);
-    // OpenAI's newer name for the system role.
-    const role = item.role === "developer" ? "system" : item.role;
-    if (typeof role !== "string" || !ROLES.has(role)) {
-      throw new BadRequestError("must be system, user or assistant", `${path}.role`);
-    }
-    return {
-      role: role as ChatTurn["role"],
-      content: parseContent(item.content, `${path}.content`),
-    };
-  });
-}
-
-function parseContent(value: unknown, path: string): string {
-  if (typeof value === "string") return value;
-  if (Array.isArray(value)) {
-    return value
-      .map((part, i) => {
-        if (isObject(part) && part.type === "text" && typeof part.text === "string")
-          return part.text;
-        throw new BadRequestError(
-          'only text parts {type: "text", text} are supported',
-          `${path}[${i}]`,
-        );
-      })
-      .join("");
-  }
-  throw new BadRequestError("must be a string", path);
-}
-
-function isObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === "object" && value !== null && !Array.isArray(value);
+  return text;
 }

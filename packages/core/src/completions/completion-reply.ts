@@ -74,7 +74,8 @@ export class ChunkWriter {
   }
 
   /**
-   * The last chunk: the finish reason, the usage as OpenAI's `include_usage` gives it, and,
+   * The last chunk: the finish reason, the usage as OpenAI's `include_usage` gives it, the
+   * costs as the JSON reply has them (fields of ours, like `search_results`), and,
    * when the endpoint searched, `search_results` — a field of ours that OpenAI's clients pass
    * through on the chunk object (they stop reading at `[DONE]`, so the event after it never
    * reaches them).
@@ -90,6 +91,8 @@ export class ChunkWriter {
         : { text: "", index: 0, logprobs: null, finish_reason: finishReason };
     return this.chunk(choice, {
       usage: costs.usage,
+      prompt_cost: costs.prompt_cost,
+      completion_cost: costs.completion_cost,
       ...(searchResults ? { search_results: searchResults } : {}),
     });
   }

@@ -99,7 +99,7 @@ export class CompletionRun {
     options: CompletionOptions,
   ): Promise<CompletionRun> {
     const endpoint = await requireEndpoint(ctx, endpointId);
-    // The built-ins cannot collide with the caller's: `parseCompletionInput` refuses them.
+    // The built-ins cannot collide with the caller's: `CompletionInput` refuses them.
     const values = { ...input.values, ...builtinValues(endpoint.type, input) };
     const problem = checkRequestValues(endpoint, values, Object.keys(input.rawValues ?? {}));
     if (problem) throw new BadRequestError(problem.message, problem.field);

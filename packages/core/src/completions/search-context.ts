@@ -1,9 +1,11 @@
 import { rows, type SearchBlock } from "@quarry/db";
 import { and, eq, inArray } from "drizzle-orm";
+import { RowSearchInput } from "../search/search-input.ts";
 import type { SearchResult } from "../search/search-results.ts";
 import { searchRows } from "../search/search-rows.ts";
 import type { ProjectContext } from "../shared/context.ts";
 import { BadRequestError } from "../shared/errors.ts";
+import { parseInput } from "../shared/parse-input.ts";
 import { renderTemplate } from "../templates/template.ts";
 
 /** A Search result inside a completion response (docs/api.md#search-result). */
@@ -65,7 +67,8 @@ async function runBlock(
   if (block.filter !== undefined) body.filter = block.filter;
   if (block.alpha !== undefined) body.alpha = block.alpha;
   try {
-    return (await searchRows(ctx, block.dataset_id, body)).results;
+    // The query is rendered from the caller's values, so it is checked as E2 checks a query.
+    return (await searchRows(ctx, block.dataset_id, parseInput(RowSearchInput, body))).results;
   } catch (error) {
     if (error instanceof BadRequestError) {
       throw new BadRequestError(error.message, `search[${index}]`);

@@ -1,8 +1,10 @@
 import type { datasets } from "@quarry/db";
+import type { DatasetCounts } from "./dataset-counts.ts";
 
 export type DatasetRecord = typeof datasets.$inferSelect;
 
-export interface DatasetView {
+/** A dataset as every route returns it, with how many rows and documents it holds. */
+export interface DatasetView extends DatasetCounts {
   id: string;
   name: string;
   kind: DatasetRecord["kind"];
@@ -13,7 +15,7 @@ export interface DatasetView {
   created_at: string;
 }
 
-export function toDatasetView(d: DatasetRecord): DatasetView {
+export function toDatasetView(d: DatasetRecord, counts: DatasetCounts): DatasetView {
   return {
     id: d.id,
     name: d.name,
@@ -23,5 +25,7 @@ export function toDatasetView(d: DatasetRecord): DatasetView {
     embedding_model: d.embeddingModel,
     dimensions: d.dimensions,
     created_at: d.createdAt.toISOString(),
+    row_count: counts.row_count,
+    document_count: counts.document_count,
   };
 }

@@ -1,6 +1,7 @@
 import { pendingVectorRows } from "../search/vector-backlog.ts";
 import { datasetEfSearch } from "../search/vector-search-tuning.ts";
 import type { ProjectContext } from "../shared/context.ts";
+import { countDatasetContents, EMPTY_DATASET_COUNTS } from "./dataset-counts.ts";
 import { type DatasetView, toDatasetView } from "./dataset-view.ts";
 import { requireDataset } from "./require-dataset.ts";
 
@@ -24,8 +25,9 @@ export async function getDataset(
   datasetId: string,
 ): Promise<DatasetDetailView> {
   const record = await requireDataset(ctx, datasetId);
+  const counts = await countDatasetContents(ctx, [record.id]);
   return {
-    ...toDatasetView(record),
+    ...toDatasetView(record, counts.get(record.id) ?? EMPTY_DATASET_COUNTS),
     vector_index: {
       pending_rows: await pendingVectorRows(ctx.db, datasetId),
       ef_search: datasetEfSearch(record),

@@ -9,13 +9,13 @@ import { parseSource, requireSourceKind } from "../parsing/index.ts";
 import { insertRows, withPositions } from "../rows/insert-rows.ts";
 import { prepareRows } from "../rows/prepare-rows.ts";
 import { embeddedColumn, type RowInput } from "../rows/row-input.ts";
-import { type UserMetadata, validateUserMetadata } from "../rows/row-metadata.ts";
+import { type UserMetadata, userMetadataOf } from "../rows/row-metadata.ts";
 import { tableToRowInputs } from "../rows/table-rows.ts";
 import type { ProjectContext } from "../shared/context.ts";
-import { BadRequestError, ConflictError, NotFoundError } from "../shared/errors.ts";
+import { ConflictError, NotFoundError } from "../shared/errors.ts";
 import type { FileStore } from "../shared/file-store.ts";
 import { writeTransaction } from "../shared/write-transaction.ts";
-import { validateDocumentId } from "./document-id.ts";
+import type { CreateDocumentInput } from "./create-document-input.ts";
 import { type DocumentView, toDocumentView } from "./document-view.ts";
 
 /**
@@ -26,17 +26,6 @@ import { type DocumentView, toDocumentView } from "./document-view.ts";
 export const SYNC_DOCUMENT_MAX_CHARS = 2_000_000;
 /** fetched files above this are parsed by the ingest worker (PDFs and CSVs of any size) */
 export const SYNC_SOURCE_MAX_BYTES = 4 * 1024 * 1024;
-
-export interface CreateDocumentBody {
-  id?: unknown;
-  filename?: unknown;
-  url?: unknown;
-  content?: unknown;
-  parse_url?: unknown;
-  chunk_size?: unknown;
-  chunk_overlap?: unknown;
-  metadata?: unknown;
-}
 
 /** What E5 needs from the edge: the SSRF-safe fetcher, file storage and the ingest queue. */
 export interface DocumentSources {
@@ -61,11 +50,11 @@ export type UrlFetcher = (url: string) => Promise<{
 export async function createDocument(
   ctx: ProjectContext,
   datasetId: string,
-  body: CreateDocumentBody,
+  body: CreateDocumentInput,
   sources: DocumentSources,
 ): Promise<DocumentView> {
   const dataset = await requireDataset(ctx, datasetId);
-  const input = validateBody(dataset, body);
+  const input = documentInput(dataset, body);
   await reserve(ctx, dataset, input);
   try {
     const source = await loadSource(input, sources.fetchUrl);
@@ -110,52 +99,24 @@ interface DocumentInput {
   metadata: UserMetadata;
 }
 
-const KNOWN_FIELDS = new Set([
-  "id",
-  "filename",
-  "url",
-  "content",
-  "parse_url",
-  "chunk_size",
-  "chunk_overlap",
-  "metadata",
-]);
-
-function validateBody(dataset: DatasetRecord, body: CreateDocumentBody): DocumentInput {
-  const unknown = Object.keys(body).find((k) => !KNOWN_FIELDS.has(k));
-  if (unknown) throw new BadRequestError("unknown field", unknown);
-  const id = validateDocumentId(body.id, "id");
-  const filename = optionalString(body.filename, "filename", 255);
-  const url = optionalString(body.url, "url", 2048);
-  const content = optionalString(body.content, "content", Number.MAX_SAFE_INTEGER);
-  if (body.parse_url !== undefined && typeof body.parse_url !== "boolean") {
-    throw new BadRequestError("must be true or false", "parse_url");
-  }
-  const parseUrl = body.parse_url === true;
-  if (parseUrl && url === null)
-    throw new BadRequestError("is required when parse_url is true", "url");
-  if (parseUrl && content !== null) {
-    throw new BadRequestError("give either content or parse_url, not both", "content");
-  }
+/** E5's body against the dataset: chunk limits of its kind, types of its declared metadata. */
+function documentInput(dataset: DatasetRecord, body: CreateDocumentInput): DocumentInput {
   const chunking = validateChunkOptions(
     {
-      ...(body.chunk_size !== undefined ? { chunkSize: body.chunk_size as number } : {}),
-      ...(body.chunk_overlap !== undefined ? { chunkOverlap: body.chunk_overlap as number } : {}),
+      ...(body.chunk_size !== undefined ? { chunkSize: body.chunk_size } : {}),
+      ...(body.chunk_overlap !== undefined ? { chunkOverlap: body.chunk_overlap } : {}),
     },
     dataset.kind,
   );
-  const metadata =
-    body.metadata === undefined
-      ? {}
-      : validateUserMetadata(body.metadata, "metadata", dataset.metadataColumns);
-  return { id, filename, url, content, parseUrl, ...chunking, metadata };
-}
-
-function optionalString(value: unknown, path: string, max: number): string | null {
-  if (value === undefined || value === null) return null;
-  if (typeof value !== "string") throw new BadRequestError("must be a string", path);
-  if (value.length > max) throw new BadRequestError(`is longer than ${max} characters`, path);
-  return value;
+  return {
+    id: body.id,
+    filename: body.filename ?? null,
+    url: body.url ?? null,
+    content: body.content ?? null,
+    parseUrl: body.parse_url === true,
+    ...chunking,
+    metadata: userMetadataOf(body.metadata ?? {}, "metadata", dataset.metadataColumns),
+  };
 }
 
 async function reserve(ctx: ProjectContext, dataset: DatasetRecord, input: DocumentInput) {

@@ -1,12 +1,13 @@
 import { endpointDeployments, endpoints } from "@quarry/db";
 import type { ProjectContext } from "../shared/context.ts";
 import { newId } from "../shared/ids.ts";
-import { callerVariables, type EndpointSettings, toEndpointConfig } from "./endpoint-config.ts";
+import { callerVariables, toEndpointConfig } from "./endpoint-config.ts";
+import type { CreateEndpointInput } from "./endpoint-input.ts";
 import { type EndpointView, toEndpointView } from "./endpoint-view.ts";
 
 export async function createEndpoint(
   ctx: ProjectContext,
-  input: EndpointSettings & { name: string },
+  input: CreateEndpointInput,
 ): Promise<EndpointView> {
   const config = await toEndpointConfig(ctx, input);
   const id = newId("ep");

@@ -4,12 +4,10 @@ import {
   type EndpointConfig,
   type SearchBlock,
 } from "@quarry/db";
-import { isSupportedModel } from "@quarry/providers";
 import { and, eq, inArray, sql } from "drizzle-orm";
 import { compileFilter } from "../filter/compile-filter.ts";
 import type { ProjectContext } from "../shared/context.ts";
 import { BadRequestError } from "../shared/errors.ts";
-import { isBuiltinVariable } from "../templates/builtin-variables.ts";
 import { valueVariables } from "../templates/request-variables.ts";
 import { templateVariables } from "../templates/template.ts";
 
@@ -34,27 +32,20 @@ export function templateText(config: Pick<EndpointConfig, "prompt" | "messages">
   return config.prompt !== null ? [config.prompt] : (config.messages ?? []).map((m) => m.content);
 }
 
-/** Validates settings as a whole and freezes them into the config a deployment serves. */
+/**
+ * Freezes settings into the config a deployment serves. The body's own rules are its schema's
+ * (`endpoint-input.ts`); what is checked here depends on the merged template and the project.
+ */
 export async function toEndpointConfig(
   ctx: ProjectContext,
   settings: EndpointSettings,
 ): Promise<EndpointConfig> {
-  const hasPrompt = settings.prompt !== undefined && settings.prompt !== null;
-  const hasMessages = settings.messages !== undefined && settings.messages !== null;
-  if (hasPrompt === hasMessages) {
-    throw new BadRequestError("exactly one of prompt or messages is required", "prompt");
-  }
-  if (!isSupportedModel(settings.model)) {
-    throw new BadRequestError(
-      "unsupported model; use openai/<model>, workers-ai/<model> or local/echo",
-      "model",
-    );
-  }
+  const prompt = settings.prompt ?? null;
   const config: EndpointConfig = {
     model: settings.model,
-    type: hasPrompt ? "completion" : "chat",
-    prompt: hasPrompt ? (settings.prompt as string) : null,
-    messages: hasMessages ? (settings.messages as ChatMessageTemplate[]) : null,
+    type: prompt !== null ? "completion" : "chat",
+    prompt,
+    messages: prompt !== null ? null : (settings.messages ?? null),
     temperature: settings.temperature ?? null,
     maxTokens: settings.max_tokens ?? null,
     search: settings.search ?? [],
@@ -66,27 +57,13 @@ export async function toEndpointConfig(
 async function validateSearch(ctx: ProjectContext, config: EndpointConfig): Promise<void> {
   if (config.search.length === 0) return;
   const used = new Set(templateText(config).flatMap(templateVariables));
-  const variables = new Set<string>();
   config.search.forEach((block, i) => {
-    if (isBuiltinVariable(block.variable)) {
-      throw new BadRequestError(
-        `'${block.variable}' is a built-in variable (the request fills it); name another`,
-        `search[${i}].variable`,
-      );
-    }
     if (!used.has(block.variable)) {
       throw new BadRequestError(
         `variable '${block.variable}' does not appear as {{${block.variable}}} in the template`,
         `search[${i}].variable`,
       );
     }
-    if (variables.has(block.variable)) {
-      throw new BadRequestError(
-        "two search blocks fill the same variable",
-        `search[${i}].variable`,
-      );
-    }
-    variables.add(block.variable);
     // Checked now, not at the first completion: a filter outside the grammar (or nested too
     // deep) would otherwise be deployed and fail every call.
     if (block.filter !== undefined) {

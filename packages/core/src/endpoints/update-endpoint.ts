@@ -2,11 +2,10 @@ import { endpointDeployments, endpoints } from "@quarry/db";
 import { and, eq } from "drizzle-orm";
 import type { ProjectContext } from "../shared/context.ts";
 import { ConflictError } from "../shared/errors.ts";
-import { callerVariables, type EndpointSettings, toEndpointConfig } from "./endpoint-config.ts";
+import { callerVariables, toEndpointConfig } from "./endpoint-config.ts";
+import type { UpdateEndpointInput } from "./endpoint-input.ts";
 import { type EndpointView, toEndpointView } from "./endpoint-view.ts";
 import { requireEndpoint } from "./require-endpoint.ts";
-
-export type EndpointPatch = Partial<EndpointSettings> & { name?: string };
 
 /**
  * Every update is a new deployment: the merged settings are validated as a whole, frozen in
@@ -16,7 +15,7 @@ export type EndpointPatch = Partial<EndpointSettings> & { name?: string };
 export async function updateEndpoint(
   ctx: ProjectContext,
   endpointId: string,
-  patch: EndpointPatch,
+  patch: UpdateEndpointInput,
 ): Promise<EndpointView> {
   const current = await requireEndpoint(ctx, endpointId);
   // Giving one template style replaces the other: an endpoint is either chat or completion.

@@ -1,5 +1,10 @@
-import Papa from "papaparse";
-import { ParseError, withoutNul } from "../parsing/index.ts";
+import {
+  csvNewline,
+  readCsvLayout,
+  readCsvRecords,
+  unclosedQuote,
+} from "../parsing/csv-records.ts";
+import { ParseError } from "../parsing/parse-error.ts";
 
 export interface CsvSlice {
   /** header names: read from the first slice, carried by the cursor afterwards */
@@ -11,10 +16,12 @@ export interface CsvSlice {
 }
 
 /**
- * Parses the complete records of a UTF-8 CSV window that starts at a record boundary.
- * A record may span lines inside quotes, so the window is cut at the last newline that lies
- * outside quotes (RFC 4180: `""` toggles twice, so counting quotes is exact). Returns null
- * when the window holds no complete record (the caller widens it).
+ * The complete records of a window of an uploaded UTF-8 CSV that starts at a record
+ * boundary (`offset`), read with the same reader and rules as a whole file
+ * (`parsing/csv-records.ts`). The first window reads the header and the delimiter; later
+ * ones get them from the cursor. A window that is not the file's end may cut a record
+ * anywhere, inside a quoted line break or a UTF-8 sequence: that record is left for the
+ * next window. Returns null when the window holds no complete record (the caller widens it).
  */
 export function parseCsvWindow(
   bytes: Uint8Array,
@@ -23,62 +30,52 @@ export function parseCsvWindow(
   columns: string[] | undefined,
   delimiter: string | undefined,
 ): CsvSlice | null {
-  const cut = atEnd ? bytes.length : lastRecordEnd(bytes);
-  if (cut <= 0) {
-    return atEnd
-      ? { columns: columns ?? [], delimiter: delimiter ?? ",", records: [], end: offset }
-      : null;
-  }
   let text: string;
   try {
-    text = withoutNul(
-      new TextDecoder("utf-8", { fatal: true, ignoreBOM: false }).decode(bytes.subarray(0, cut)),
-    );
+    // `stream`: a character cut at the window's end waits for the next window.
+    text = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true }).decode(bytes, {
+      stream: !atEnd,
+    });
   } catch {
     throw new ParseError("the CSV is not valid UTF-8 after its first part; save it as UTF-8");
   }
-  if (offset === 0) text = text.replace(/^\uFEFF/, "");
-  // Delimiter sniffing (comma, semicolon, tab, pipe) happens once, on the slice with the header.
-  const parsed = Papa.parse<string[]>(text, {
-    skipEmptyLines: "greedy",
-    delimiter: delimiter ?? "",
-  });
-  const rows = parsed.data;
-  let header = columns;
-  if (!header) {
-    const first = rows.shift();
-    if (!first) throw new ParseError("the CSV is empty: it has no header row");
-    header = uniqueNames(first);
+  const layout =
+    columns && delimiter !== undefined
+      ? { columns, delimiter, newline: csvNewline(text), dataStart: 0 }
+      : readCsvLayout(text, { complete: atEnd });
+  if (layout === "unfinished") return null;
+  if (layout === "empty") {
+    if (text !== "") throw new ParseError("the CSV is empty: it has no header row");
+    return { columns: [], delimiter: ",", records: [], end: offset };
   }
-  const records = rows.map((cells) => {
-    const record: Record<string, string> = {};
-    header.forEach((name, i) => {
-      record[name] = cells[i] ?? "";
-    });
-    return record;
+  const read = readCsvRecords(text, layout.dataStart, layout, {
+    maxRecords: Number.POSITIVE_INFINITY,
+    complete: atEnd,
   });
-  return { columns: header, delimiter: parsed.meta.delimiter, records, end: offset + cut };
+  if (read.unclosedQuoteAt !== null) {
+    const at = offset + utf8Length(text, read.unclosedQuoteAt);
+    throw unclosedQuote(`the record starting at byte ${at}`);
+  }
+  if (!atEnd && read.records.length === 0) return null;
+  return {
+    columns: layout.columns,
+    delimiter: layout.delimiter,
+    records: read.records,
+    end: atEnd ? offset + bytes.length : offset + utf8Length(text, read.end),
+  };
 }
 
-/** Index just past the last LF outside quotes, or 0 when there is none. */
-function lastRecordEnd(bytes: Uint8Array): number {
-  let inQuotes = false;
-  let last = 0;
-  for (let i = 0; i < bytes.length; i++) {
-    const b = bytes[i];
-    if (b === 0x22) inQuotes = !inQuotes;
-    else if (b === 0x0a && !inQuotes) last = i + 1;
+/** UTF-8 bytes of `text.slice(0, end)`, without encoding it. */
+function utf8Length(text: string, end: number): number {
+  let bytes = 0;
+  for (let i = 0; i < end; i++) {
+    const c = text.charCodeAt(i);
+    if (c < 0x80) bytes += 1;
+    else if (c < 0x800) bytes += 2;
+    else if (c >= 0xd800 && c < 0xdc00 && i + 1 < end) {
+      bytes += 4; // a surrogate pair: one 4-byte character
+      i++;
+    } else bytes += 3;
   }
-  return last;
-}
-
-/** Empty and repeated header names get positional names, so no cell is lost. */
-export function uniqueNames(names: string[]): string[] {
-  const seen = new Map<string, number>();
-  return names.map((raw, i) => {
-    const base = raw.trim() === "" ? `column_${i + 1}` : raw.trim();
-    const count = seen.get(base) ?? 0;
-    seen.set(base, count + 1);
-    return count === 0 ? base : `${base}_${count + 1}`;
-  });
+  return bytes;
 }

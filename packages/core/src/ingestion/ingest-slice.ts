@@ -9,11 +9,12 @@ import {
   binaryContentRefusal,
   decodeText,
   detectSourceKind,
-  htmlToText,
   isBinaryContent,
   ParseError,
+  type ProseKind,
   pdfPageTexts,
-  type SourceKind,
+  proseToText,
+  splitFrontMatter,
   withoutNul,
 } from "../parsing/index.ts";
 import { insertRows, withPositions } from "../rows/insert-rows.ts";
@@ -284,7 +285,7 @@ async function pdfSlice(
 async function textSlice(
   dataset: DatasetRecord,
   document: DocumentRecord,
-  kind: SourceKind,
+  kind: ProseKind,
   key: string,
   size: number,
   position: number,
@@ -303,7 +304,7 @@ async function textSlice(
     const bytes = await source.read(key, 0, size);
     rejectBinary(bytes, 0);
     const decoded = decodeText(bytes, { contentType: document.contentType, kind });
-    const text = kind === "html" ? htmlToText(decoded).text : decoded;
+    const { text } = proseToText(kind, decoded);
     return {
       inputs: chunkInputs(dataset, text, chunking),
       next: null,
@@ -318,13 +319,21 @@ async function textSlice(
   const cut = atEnd ? bytes.length : lastCharBoundary(bytes);
   let text: string;
   try {
+    // ignoreBOM keeps a BOM in the text, so that it is counted below, where it is dropped
     text = withoutNul(
-      new TextDecoder("utf-8", { fatal: true, ignoreBOM: false }).decode(bytes.subarray(0, cut)),
+      new TextDecoder("utf-8", { fatal: true, ignoreBOM: true }).decode(bytes.subarray(0, cut)),
     );
   } catch {
     throw new ParseError(`the file is not valid UTF-8 near byte ${position}; save it as UTF-8`);
   }
-  if (position === 0) text = text.replace(/^\uFEFF/, "");
+  // What opens the file and is not its text: a BOM, and Markdown's front matter (the rule
+  // markdownToText applies to a fetched file). Counted, so the next slice starts where it should.
+  let skipped = "";
+  if (position === 0) {
+    const body = kind === "markdown" ? splitFrontMatter(text).body : text.replace(/^\uFEFF/, "");
+    skipped = text.slice(0, text.length - body.length);
+    text = body;
+  }
   const chunks = chunkText(text.replace(/\r\n?/g, "\n"), chunking);
   if (atEnd || chunks.length < 2) {
     const done = atEnd ? size : position + cut;
@@ -341,7 +350,9 @@ async function textSlice(
   }
   // The last chunk may be cut by the window: the next slice starts where it starts.
   const last = chunks[chunks.length - 1]!;
-  const consumed = new TextEncoder().encode(textPrefixBeforeNormalising(text, last.start)).length;
+  const consumed = new TextEncoder().encode(
+    skipped + textPrefixBeforeNormalising(text, last.start),
+  ).length;
   const next = position + consumed;
   return {
     inputs: toInputs(

@@ -1,8 +1,11 @@
 import Papa from "papaparse";
 import { ParseError } from "./parse-error.ts";
+import { withoutNul } from "./without-nul.ts";
 
 /**
- * CSV to records, keyed by the header row. The rules:
+ * The one CSV reader, on papaparse: whole files (`parseCsv`, URLs and E5 content), slices of
+ * a text (`csvRecordsFrom`) and byte windows of an upload (`ingestion/csv-slice.ts`) all read
+ * records through `readCsvLayout` and `readCsvRecords`, so they agree. The rules:
  *
  * - The first non-blank row is the header. Names are trimmed; an empty name becomes
  *   `column_N` (N its 1-based position) and a repeated one `name_2`, `name_3`…, so every
@@ -10,12 +13,15 @@ import { ParseError } from "./parse-error.ts";
  * - The delimiter is detected from the first rows among comma, semicolon, tab and pipe
  *   (comma when nothing fits, as for a one-column file); Excel's `sep=;` first line is
  *   honoured. Quoted fields may hold delimiters, quotes (`""`) and line breaks.
- * - Rows end with LF, CRLF or CR, mixed freely; line breaks inside values become LF.
+ * - Rows end with LF or CRLF, mixed freely (CR alone in a file without LF). Line breaks
+ *   inside quoted values are kept as written: an upload's and a URL's rows keep the same
+ *   text (ingest slices always kept a value's CRLF; whole files used to turn it into LF).
  * - A row with fewer cells than the header gets "" for the missing ones. Cells beyond the
  *   header are dropped and the row counted in `rowsWithExtraCells`: they have no column to
  *   go under, and they are usually a stray delimiter (an unquoted "Smith, John"), which no
  *   name could make right. A caller can warn with the count.
  * - Blank rows (nothing but delimiters and spaces) are skipped. A leading BOM is ignored.
+ *   NUL characters are removed from cells (Postgres cannot store them).
  * - A quoted field that never closes is a ParseError naming its line: it would otherwise
  *   swallow the rest of the file into one cell.
  */
@@ -33,6 +39,15 @@ export interface CsvSlice extends CsvTable {
   nextOffset: number;
   /** no records remain after `nextOffset` */
   done: boolean;
+}
+
+/** How a CSV is laid out: read once from its top, then carried to every later slice. */
+export interface CsvLayout {
+  columns: string[];
+  delimiter: string;
+  newline: "\n" | "\r";
+  /** offset of the first data record */
+  dataStart: number;
 }
 
 export function parseCsv(text: string): CsvTable {
@@ -57,17 +72,53 @@ export function csvRecordsFrom(
   { startOffset = 0, maxRecords }: { startOffset?: number; maxRecords: number },
 ): CsvSlice {
   if (!(maxRecords >= 1)) throw new RangeError("maxRecords must be at least 1");
-  const layout = readLayout(text);
-  if (layout === null) {
+  const layout = readCsvLayout(text, { complete: true });
+  if (layout === "empty" || layout === "unfinished") {
     return { columns: [], records: [], rowsWithExtraCells: 0, nextOffset: text.length, done: true };
   }
-  const { columns, delimiter, newline, dataStart } = layout;
+  const { columns, dataStart } = layout;
   if (startOffset !== 0 && (startOffset < dataStart || startOffset > text.length)) {
     throw new RangeError(`startOffset ${startOffset} is not a record boundary of this CSV`);
   }
   const from = startOffset === 0 ? dataStart : startOffset;
+  const read = readCsvRecords(text, from, layout, { maxRecords, complete: true });
+  if (read.unclosedQuoteAt !== null) {
+    throw unclosedQuote(`the record starting on line ${lineOf(text, read.unclosedQuoteAt)}`);
+  }
+  // When the last slice stops exactly at the last record, only blank lines can remain.
+  const done = read.records.length < maxRecords || isBlank(text, read.end);
+  return {
+    columns,
+    records: read.records,
+    rowsWithExtraCells: read.rowsWithExtraCells,
+    nextOffset: done ? text.length : read.end,
+    done,
+  };
+}
 
+export interface CsvRecordsRead {
+  records: Record<string, string>[];
+  rowsWithExtraCells: number;
+  /** offset just past the last record returned (and its line break) */
+  end: number;
+  /** where a record with a quote that never closes starts; null when there is none */
+  unclosedQuoteAt: number | null;
+}
+
+/**
+ * Records of `text` from `from` (a record boundary) under a known layout. With
+ * `complete: false` the text is a window cut anywhere in a longer file: the record that
+ * reaches its end may be cut short, so it is left for the next window (papaparse ends a
+ * record only at a line break outside quotes, so every earlier record is whole).
+ */
+export function readCsvRecords(
+  text: string,
+  from: number,
+  { columns, delimiter, newline }: Omit<CsvLayout, "dataStart">,
+  { maxRecords, complete }: { maxRecords: number; complete: boolean },
+): CsvRecordsRead {
   const records: Record<string, string>[] = [];
+  const rest = text.length - from;
   let rowsWithExtraCells = 0;
   let consumed = 0;
   // (`as`: assigned in the callback, which TypeScript's narrowing cannot see)
@@ -78,6 +129,10 @@ export function csvRecordsFrom(
     skipEmptyLines: "greedy",
     chunkSize: CHUNK_SIZE,
     step: (row, parser) => {
+      if (!complete && row.meta.cursor >= rest) {
+        parser.abort();
+        return;
+      }
       if (row.errors.some((e) => e.code === "MissingQuotes")) {
         unclosedQuoteAt = from + consumed;
         parser.abort();
@@ -92,31 +147,15 @@ export function csvRecordsFrom(
       if (records.length >= maxRecords) parser.abort();
     },
   });
-  if (unclosedQuoteAt !== null) {
-    throw new ParseError(
-      `the CSV has a quoted field that is never closed, in the record starting on line ${lineOf(text, unclosedQuoteAt)}; ` +
-        'close the quote, or double any quote inside a quoted value ("")',
-      { reason: "malformed_csv" },
-    );
-  }
-  const nextOffset = from + consumed;
-  // When the last slice stops exactly at the last record, only blank lines can remain.
-  const done = records.length < maxRecords || isBlank(text, nextOffset);
-  return {
-    columns,
-    records,
-    rowsWithExtraCells,
-    nextOffset: done ? text.length : nextOffset,
-    done,
-  };
+  return { records, rowsWithExtraCells, end: from + consumed, unclosedQuoteAt };
 }
 
-interface CsvLayout {
-  columns: string[];
-  delimiter: string;
-  newline: "\n" | "\r";
-  /** offset of the first data record */
-  dataStart: number;
+export function unclosedQuote(where: string): ParseError {
+  return new ParseError(
+    `the CSV has a quoted field that is never closed, in ${where}; ` +
+      'close the quote, or double any quote inside a quoted value ("")',
+    { reason: "malformed_csv" },
+  );
 }
 
 const DELIMITERS = [",", ";", "\t", "|"];
@@ -129,20 +168,35 @@ const CHUNK_SIZE = 1024 * 1024;
 /** Enough of the file for papaparse's delimiter guess (it looks at 10 rows). */
 const SNIFF_LENGTH = 64 * 1024;
 
-function readLayout(text: string): CsvLayout | null {
-  let start = text.charCodeAt(0) === 0xfeff ? 1 : 0;
-  // Rows may end in CRLF, LF or CR: parsed as LF-terminated, a CR before the LF is removed
-  // from the last cell (cleanCell). Only a file with no LF at all is read CR-terminated.
+/**
+ * Rows may end in CRLF, LF or CR: parsed as LF-terminated, a CR before the LF is removed
+ * from the last cell (cleanCell). Only a text with no LF at all is read CR-terminated.
+ */
+export function csvNewline(text: string, start = 0): "\n" | "\r" {
   const sample = text.slice(start, start + SNIFF_LENGTH);
-  const newline = sample.includes("\n") || !sample.includes("\r") ? "\n" : "\r";
+  return sample.includes("\n") || !sample.includes("\r") ? "\n" : "\r";
+}
+
+/**
+ * The header, delimiter and line ending from the top of a CSV. "empty": nothing but blank
+ * lines; "unfinished" (only with `complete: false`): the header row may go on past the end
+ * of this window.
+ */
+export function readCsvLayout(
+  text: string,
+  { complete }: { complete: boolean },
+): CsvLayout | "empty" | "unfinished" {
+  let start = text.charCodeAt(0) === 0xfeff ? 1 : 0;
+  const newline = csvNewline(text, start);
+  const sample = text.slice(start, start + SNIFF_LENGTH);
 
   let delimiter: string | undefined;
   const hint = /^sep=(.)[ \t]*(?:\r\n|\n|\r|$)/i.exec(sample);
-  if (hint) {
+  if (hint && (complete || hint[0].length < sample.length)) {
     delimiter = hint[1]!;
     start += hint[0].length;
   } else {
-    const guess = Papa.parse<string[]>(text.slice(start, start + SNIFF_LENGTH), {
+    const guess = Papa.parse<string[]>(sample, {
       newline,
       delimitersToGuess: DELIMITERS,
       skipEmptyLines: "greedy",
@@ -151,29 +205,33 @@ function readLayout(text: string): CsvLayout | null {
     delimiter = DELIMITERS.includes(guess.meta.delimiter) ? guess.meta.delimiter : ",";
   }
 
-  let header = null as string[] | null;
+  const rest = text.length - start;
+  let cells = null as string[] | null;
   let dataStart = text.length;
   let unclosed = false as boolean;
+  let unfinished = false as boolean;
   Papa.parse<string[]>(text.slice(start), {
     delimiter,
     newline,
     skipEmptyLines: "greedy",
     chunkSize: CHUNK_SIZE,
     step: (row, parser) => {
+      unfinished = !complete && row.meta.cursor >= rest;
       unclosed = row.errors.some((e) => e.code === "MissingQuotes");
-      header = row.data;
+      cells = row.data;
       dataStart = start + row.meta.cursor;
       parser.abort();
     },
   });
+  if (unfinished) return "unfinished";
   if (unclosed) {
     throw new ParseError(
       "the CSV header row has a quoted field that is never closed; close the quote",
       { reason: "malformed_csv" },
     );
   }
-  if (header === null) return null;
-  return { columns: uniqueColumnNames(header), delimiter, newline, dataStart };
+  if (cells === null) return complete ? "empty" : "unfinished";
+  return { columns: uniqueColumnNames(cells), delimiter, newline, dataStart };
 }
 
 /** Trimmed, non-empty and distinct: `column_N` for blanks, `name_2`… for repeats. */
@@ -196,12 +254,11 @@ export function uniqueColumnNames(header: readonly string[]): string[] {
   });
 }
 
-/** A cell with the CR of a CRLF row ending removed and line breaks inside it as LF. */
+/** A cell without NULs, and without the CR of a CRLF row ending when it is the last one. */
 function cleanCell(cell: string | undefined, index: number, row: readonly string[]): string {
   if (cell === undefined) return "";
-  let value = cell;
-  if (index === row.length - 1 && value.endsWith("\r")) value = value.slice(0, -1);
-  return value.includes("\r") ? value.replace(/\r\n?/g, "\n") : value;
+  const value = withoutNul(cell);
+  return index === row.length - 1 && value.endsWith("\r") ? value.slice(0, -1) : value;
 }
 
 function isBlank(text: string, from: number): boolean {

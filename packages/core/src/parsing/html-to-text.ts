@@ -1,5 +1,4 @@
 import { HEADINGS, type HtmlElement, walkHtmlElements } from "./html-elements.ts";
-import { decodeHtmlEntities } from "./html-entities.ts";
 
 export interface HtmlText {
   /** the `<title>`, else the first `<h1>`; null when the page has neither */
@@ -10,9 +9,10 @@ export interface HtmlText {
 
 /**
  * The readable text of a page — the article, not the menus around it. Without a DOM or a
- * readability library (both too heavy for a Worker): a forgiving tokenizer, the element
- * structure as a stream (html-elements.ts), and two walks over it — one to find where the
- * content is and the title, one to write the text of that part:
+ * readability library (both too heavy for a Worker): htmlparser2's tokenizer
+ * (html-tokenizer.ts), the element structure as a stream (html-elements.ts), and two walks
+ * over it — one to find where the content is and the title, one to write the text of that
+ * part:
  *
  * - Content root: the top-level `<article>`s, else `<main>` / `[role=main]`, else `<body>`,
  *   else the whole input; a root with no text falls through to the next.
@@ -221,8 +221,8 @@ function scanDocument(html: string): DocumentScan {
   return scan;
 }
 
-function oneLine(raw: string): string {
-  return decodeHtmlEntities(raw).replace(COLLAPSIBLE_SPACE, " ").trim();
+function oneLine(text: string): string {
+  return text.replace(COLLAPSIBLE_SPACE, " ").trim();
 }
 
 // --- Writing the text ---
@@ -305,8 +305,8 @@ class TextWriter {
   }
 
   /** Text whose whitespace collapses. */
-  inline(raw: string): void {
-    const text = decodeHtmlEntities(raw).replace(COLLAPSIBLE_SPACE, " ");
+  inline(decoded: string): void {
+    const text = decoded.replace(COLLAPSIBLE_SPACE, " ");
     if (text === "") return;
     if (text === " ") {
       this.pendingSpace = true;
@@ -320,8 +320,8 @@ class TextWriter {
   }
 
   /** Text kept exactly as written (inside `<pre>`). */
-  preformatted(raw: string): void {
-    const text = decodeHtmlEntities(raw).replace(/\r\n?/g, "\n");
+  preformatted(decoded: string): void {
+    const text = decoded.replace(/\r\n?/g, "\n");
     if (text === "") return;
     this.pendingSpace = false;
     this.wrotePreformatted = true;

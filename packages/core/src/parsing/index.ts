@@ -2,11 +2,18 @@ export { isBinaryContent, startsWithPdfMagic } from "./binary-content.ts";
 export { type CsvSlice, type CsvTable, csvRecordsFrom, parseCsv } from "./csv-records.ts";
 export { type DecodeTextOptions, decodeText } from "./decode-text.ts";
 export { type HtmlText, htmlToText } from "./html-to-text.ts";
-export { type MarkdownText, markdownToText } from "./markdown-to-text.ts";
+export {
+  type MarkdownText,
+  markdownToText,
+  type SplitMarkdown,
+  splitFrontMatter,
+} from "./markdown-to-text.ts";
 export { ParseError, type ParseFailure } from "./parse-error.ts";
 export {
   type ParsedSource,
+  type ProseKind,
   parseSource,
+  proseToText,
   requireSourceKind,
   type SourceDescription,
 } from "./parse-source.ts";

@@ -11,24 +11,44 @@ export interface MarkdownText {
  * the chunker's paragraph boundaries are Markdown's own. Only two things change:
  *
  * - Line breaks are normalised, as for plain text.
- * - A leading front matter block (YAML between `---` lines, or TOML between `+++` lines) is
- *   removed: it is metadata for a site generator, not prose, and its `key: value` lines
- *   would otherwise become the document's first chunk. Its `title:` becomes the title.
+ * - A leading front matter block (`splitFrontMatter`) is removed: it is metadata for a site
+ *   generator, not prose, and its `key: value` lines would otherwise become the document's
+ *   first chunk. Its `title:` becomes the title.
  */
 export function markdownToText(markdown: string): MarkdownText {
-  const source = normalizeLineBreaks(markdown).replace(/^\uFEFF/, "");
-  const frontMatter = FRONT_MATTER.exec(source);
-  const body = frontMatter ? source.slice(frontMatter[0].length) : source;
-  const title = (frontMatter ? frontMatterTitle(frontMatter[2]!) : null) ?? firstHeading(body);
+  const { frontMatter, body } = splitFrontMatter(normalizeLineBreaks(markdown));
+  const title = (frontMatter === null ? null : frontMatterTitle(frontMatter)) ?? firstHeading(body);
   return { title, text: plainTextToText(body) };
+}
+
+export interface SplitMarkdown {
+  /** the lines between the fences; null when the file has no front matter */
+  frontMatter: string | null;
+  /** the rest, exactly as written: `body` is a suffix of the input */
+  body: string;
+}
+
+/**
+ * A leading front matter block — YAML between `---` lines or TOML between `+++` lines, after
+ * an optional byte order mark — and the Markdown after it. Line breaks may be LF, CRLF or CR
+ * and are left as they are, so the ingest worker can count the bytes it skipped in an
+ * uploaded file's first slice (ingest-slice.ts): one rule for fetched and uploaded Markdown.
+ */
+export function splitFrontMatter(markdown: string): SplitMarkdown {
+  const source = markdown.charCodeAt(0) === 0xfeff ? markdown.slice(1) : markdown;
+  const match = FRONT_MATTER.exec(source);
+  if (!match) return { frontMatter: null, body: source };
+  return { frontMatter: match[2]!, body: source.slice(match[0].length) };
 }
 
 /**
  * The fence must open the very first line and close on a line of its own; an unclosed fence
- * is a horizontal rule followed by text, not front matter. The body is matched lazily up to
- * the first closing fence, line by line, so the match is linear.
+ * is a horizontal rule followed by text, not front matter. The block is matched lazily up to
+ * the first closing fence, line by line, and each line break can be read only one way
+ * (`\r(?!\n)`), so a failed match does not backtrack: the match is linear.
  */
-const FRONT_MATTER = /^(---|\+\+\+)[ \t]*\n((?:.*\n)*?)\1[ \t]*(?:\n|$)/;
+const FRONT_MATTER =
+  /^(---|\+\+\+)[ \t]*(?:\r\n|\r(?!\n)|\n)((?:[^\r\n]*(?:\r\n|\r(?!\n)|\n))*?)\1[ \t]*(?:\r\n|\r(?!\n)|\n|$)/;
 
 function frontMatterTitle(block: string): string | null {
   const match = /^title[ \t]*[:=][ \t]*(.*)$/m.exec(block);

@@ -14,7 +14,7 @@ import { binaryContentRefusal, detectSourceKind, type SourceKind } from "./sourc
 export type ParsedSource =
   | {
       kind: "text";
-      sourceKind: Exclude<SourceKind, "csv" | "pdf">;
+      sourceKind: ProseKind;
       title: string | null;
       text: string;
     }
@@ -61,18 +61,33 @@ export async function parseSource(
       }
       return { kind: "table", sourceKind, ...table };
     }
-    case "html": {
-      const { title, text } = htmlToText(decodeText(bytes, { contentType, kind: sourceKind }));
+    default: {
+      const decoded = decodeText(bytes, { contentType, kind: sourceKind });
+      const { title, text } = proseToText(sourceKind, decoded);
       return { kind: "text", sourceKind, title, text: requireText(text) };
     }
-    case "markdown": {
-      const { title, text } = markdownToText(decodeText(bytes, { contentType, kind: sourceKind }));
-      return { kind: "text", sourceKind, title, text: requireText(text) };
-    }
-    case "text": {
-      const text = plainTextToText(decodeText(bytes, { contentType, kind: sourceKind }));
-      return { kind: "text", sourceKind, title: null, text: requireText(text) };
-    }
+  }
+}
+
+export type ProseKind = Exclude<SourceKind, "csv" | "pdf">;
+
+/**
+ * The text (and title) of a decoded HTML, Markdown or plain text file: the one rule for a
+ * fetched file and an uploaded one the ingest worker reads whole. (Uploaded UTF-8 text and
+ * Markdown are read in slices; the first slice drops front matter by `splitFrontMatter`, the
+ * rule `markdownToText` applies here.)
+ */
+export function proseToText(
+  kind: ProseKind,
+  decoded: string,
+): { title: string | null; text: string } {
+  switch (kind) {
+    case "html":
+      return htmlToText(decoded);
+    case "markdown":
+      return markdownToText(decoded);
+    case "text":
+      return { title: null, text: plainTextToText(decoded) };
   }
 }
 

@@ -34,6 +34,7 @@ export function singleEquality(filter: unknown): Equality | undefined {
  * `row_filter_terms` (its primary key: in id order, from the index alone once vacuumed), then
  * those rows by id. Each row comes with `matches`, the filter evaluated on the row itself:
  * false only if another term shares the key, when the caller must take the general path.
+ * `row_filter_terms` and `quarry_filter_term_key` are the database's: packages/db/README.md.
  */
 export function pageOfTermMatches(
   ctx: ProjectContext,

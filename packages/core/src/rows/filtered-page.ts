@@ -9,6 +9,7 @@ import { rowViewColumns } from "./row-queries.ts";
  * fetched from `rows` by id. (The metadata GIN index is lossy, so every match is rechecked on
  * its heap page; on `rows` that is a wide page per match, which at 100k rows no longer fits
  * the local database's buffer cache; on the copy ~50 rows share a page.)
+ * The copy is kept by triggers on `rows`: packages/db/README.md.
  */
 
 /** Up to this many matches, a filtered page is cut from the full, index-found match set. */

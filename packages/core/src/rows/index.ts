@@ -5,5 +5,7 @@ export * from "./row-metadata.ts";
 export * from "./row-view.ts";
 export * from "./table-rows.ts";
 export * from "./update-row.ts";
+export * from "./update-row-input.ts";
+export * from "./upsert-rows-input.ts";
 export * from "./vector-transfer.ts";
 export * from "./write-rows.ts";

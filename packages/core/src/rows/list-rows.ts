@@ -27,6 +27,7 @@ import { type RowView, type RowViewSource, toRowView } from "./row-view.ts";
  *   filter answers from the GIN index; when they are few, the page is cut from them. A broad
  *   filter overflows that set, and walking the copy in id order (stopping at the page) is
  *   the fast plan, so that is what is asked for then.
+ * Both tables are kept by triggers on `rows`: packages/db/README.md.
  */
 export async function listRows(
   ctx: ProjectContext,

@@ -1,84 +1,68 @@
+import { z } from "zod";
 import type { DatasetRecord } from "../datasets/dataset-view.ts";
 import { BadRequestError } from "../shared/errors.ts";
-import { type UserMetadata, validateUserMetadata } from "./row-metadata.ts";
-
-/** A validated row from a request: data keyed by dataset column, user metadata only. */
-export interface RowInput {
-  data: Record<string, string>;
-  metadata: UserMetadata;
-}
+import { type UserMetadata, UserMetadataInput, userMetadataOf } from "./row-metadata.ts";
 
 export const MAX_ROWS_PER_REQUEST = 1000;
 /** per cell; generous for text, small enough that one bad row cannot exhaust a worker */
 export const MAX_CELL_LENGTH = 100_000;
 
-/**
- * Validates the `rows` array of E11/E12/E13: each `{data: {<column>: string}, metadata?}`.
- * Data keys must be dataset columns; at least one column per row. Names the offending path.
- */
-export function validateRowInputs(
-  dataset: DatasetRecord,
-  value: unknown,
-  path = "rows",
-): RowInput[] {
-  if (!Array.isArray(value)) throw new BadRequestError("must be an array of rows", path);
-  if (value.length > MAX_ROWS_PER_REQUEST) {
-    throw new BadRequestError(`takes at most ${MAX_ROWS_PER_REQUEST} rows per request`, path);
-  }
-  return value.map((row, i) => validateRowInput(dataset, row, `${path}[${i}]`));
+/** Column → text of one row (also E8's partial data); the keys are checked against the dataset. */
+export const RowData = z.record(
+  z.string(),
+  z.string().max(MAX_CELL_LENGTH, { error: `is longer than ${MAX_CELL_LENGTH} characters` }),
+);
+
+/** One row of E11/E12/E13: `{data: {<column>: string}, metadata?}`, at least one column. */
+export const RequestRow = z
+  .object({
+    data: RowData.refine((data) => Object.keys(data).length > 0, {
+      error: "must have at least one column",
+    }),
+    metadata: UserMetadataInput.optional(),
+  })
+  .strict();
+
+export type RequestRow = z.output<typeof RequestRow>;
+
+export const RequestRows = z.array(RequestRow).max(MAX_ROWS_PER_REQUEST);
+
+/** A row ready to prepare: data under the dataset's columns, user metadata only. */
+export interface RowInput {
+  data: Record<string, string>;
+  metadata: UserMetadata;
 }
 
-function validateRowInput(dataset: DatasetRecord, row: unknown, path: string): RowInput {
-  if (typeof row !== "object" || row === null || Array.isArray(row)) {
-    throw new BadRequestError("must be an object with 'data' and optional 'metadata'", path);
-  }
-  const { data, metadata, ...rest } = row as Record<string, unknown>;
-  const unknown = Object.keys(rest)[0];
+/**
+ * The rules that depend on the dataset: data keys are its columns, declared metadata keys
+ * have their declared types. Names the offending path (`rows[3].metadata.year`).
+ */
+export function checkRows(
+  dataset: DatasetRecord,
+  rows: readonly RequestRow[],
+  path = "rows",
+): RowInput[] {
+  return rows.map((row, i) => ({
+    data: checkRowData(dataset, row.data, `${path}[${i}].data`),
+    metadata: userMetadataOf(row.metadata ?? {}, `${path}[${i}].metadata`, dataset.metadataColumns),
+  }));
+}
+
+/** Refuses a key that is not a column of the dataset. */
+export function checkRowData(
+  dataset: DatasetRecord,
+  data: Record<string, string>,
+  path: string,
+): Record<string, string> {
+  const columns = dataset.columns.map((c) => c.name);
+  const unknown = Object.keys(data).find((key) => !columns.includes(key));
   if (unknown !== undefined) {
     throw new BadRequestError(
-      "unknown field; a row has 'data' and 'metadata'",
+      `'${unknown}' is not a column of this dataset (columns: ${columns.join(", ")})`,
       `${path}.${unknown}`,
     );
   }
-  const checked = validateRowData(dataset, data, `${path}.data`);
-  if (Object.keys(checked).length === 0) {
-    throw new BadRequestError("must have at least one column", `${path}.data`);
-  }
-  return {
-    data: checked,
-    metadata:
-      metadata === undefined
-        ? {}
-        : validateUserMetadata(metadata, `${path}.metadata`, dataset.metadataColumns),
-  };
-}
-
-/** Data of one row (also E8's partial data): string values under the dataset's columns. */
-export function validateRowData(
-  dataset: DatasetRecord,
-  data: unknown,
-  path: string,
-): Record<string, string> {
-  if (typeof data !== "object" || data === null || Array.isArray(data)) {
-    throw new BadRequestError("must be an object of column → string", path);
-  }
-  const columns = new Set(dataset.columns.map((c) => c.name));
-  const out: Record<string, string> = {};
-  for (const [key, value] of Object.entries(data)) {
-    const at = `${path}.${key}`;
-    if (!columns.has(key)) {
-      throw new BadRequestError(
-        `'${key}' is not a column of this dataset (columns: ${[...columns].join(", ")})`,
-        at,
-      );
-    }
-    if (typeof value !== "string") throw new BadRequestError("must be a string", at);
-    if (value.length > MAX_CELL_LENGTH) {
-      throw new BadRequestError(`is longer than ${MAX_CELL_LENGTH} characters`, at);
-    }
-    out[key] = value;
-  }
-  return out;
+  return data;
 }
 
 /** The dataset's embedded column (at most one), or null when it embeds nothing. */

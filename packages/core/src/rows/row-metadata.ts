@@ -1,9 +1,7 @@
 import type { MetadataColumnDefinition, MetadataColumnType } from "@quarry/db";
+import { z } from "zod";
 import { BadRequestError } from "../shared/errors.ts";
 import { SYSTEM_METADATA_KEYS } from "../shared/system-metadata.ts";
-
-export type MetadataValue = string | number | boolean | string[];
-export type UserMetadata = Record<string, MetadataValue>;
 
 /** What the service itself records on every row (docs/api.md#service-metadata-keys). */
 export interface SystemMetadata {
@@ -17,47 +15,93 @@ export const MAX_METADATA_KEY_LENGTH = 128;
 export const MAX_METADATA_STRING_LENGTH = 4096;
 export const MAX_METADATA_LIST_LENGTH = 256;
 
+const VALUE_TYPES = "must be a string, a number, a boolean or an array of strings";
+const NOT_NULL = "not null (leave the key out when there is no value)";
+const longer = (max: number) => ({ error: `is longer than ${max} characters` });
+
 /**
- * Validates user metadata: string, finite number, boolean or array of strings per key, and
- * for the keys the dataset declares in `metadata_columns`, exactly the declared type — a
- * `"2024"` under a `number` column would silently drop out of range filters. Undeclared keys
- * take any of the four. `null` is never a value (a declared column is left out when it has
- * none, as CSV ingestion leaves out empty cells). System keys in the input are dropped, not
- * refused: the service's values always win, and a row read from E6 can be sent back unchanged.
+ * One user metadata value: string, finite number, boolean or array of strings. `null` is
+ * never a value (a declared column is left out when it has none, as CSV ingestion leaves
+ * out empty cells). A list item that is no string is named by its index.
  */
-export function validateUserMetadata(
-  value: unknown,
+export const MetadataValue = z.preprocess(
+  (value, ctx) => {
+    const bad = Array.isArray(value) ? value.findIndex((item) => typeof item !== "string") : -1;
+    if (bad === -1) return value;
+    ctx.issues.push({
+      code: "custom",
+      message: "lists may only hold strings",
+      path: [bad],
+      input: value,
+    });
+    return z.NEVER;
+  },
+  z.union(
+    [
+      z.string().max(MAX_METADATA_STRING_LENGTH, longer(MAX_METADATA_STRING_LENGTH)),
+      z.number(),
+      z.boolean(),
+      z
+        .array(z.string().max(MAX_METADATA_STRING_LENGTH, longer(MAX_METADATA_STRING_LENGTH)))
+        .max(MAX_METADATA_LIST_LENGTH, {
+          error: `lists take at most ${MAX_METADATA_LIST_LENGTH} strings`,
+        }),
+    ],
+    { error: (issue) => (issue.input === null ? `${VALUE_TYPES}, ${NOT_NULL}` : VALUE_TYPES) },
+  ),
+);
+export type MetadataValue = z.output<typeof MetadataValue>;
+
+/**
+ * User metadata: at most 64 keys of 1 to 128 characters, none starting with `$` (the filter
+ * language's operators). System keys pass here and are dropped by `userMetadataOf`: the
+ * service's values always win, and a row read from E6 can be sent back unchanged.
+ */
+export const UserMetadataInput = z
+  .record(z.string(), MetadataValue, {
+    error: (issue) => (issue.code === "invalid_type" ? "must be an object" : undefined),
+  })
+  .superRefine((value, ctx) => {
+    const keys = Object.keys(value);
+    if (keys.length > MAX_METADATA_KEYS) {
+      ctx.addIssue({ code: "custom", message: `takes at most ${MAX_METADATA_KEYS} keys` });
+    }
+    for (const key of keys) {
+      if (key.length === 0 || key.length > MAX_METADATA_KEY_LENGTH || key.startsWith("$")) {
+        ctx.addIssue({
+          code: "custom",
+          message: `keys must be 1 to ${MAX_METADATA_KEY_LENGTH} characters and not start with '$'`,
+          path: [key],
+        });
+      }
+    }
+  });
+export type UserMetadata = Record<string, MetadataValue>;
+
+/**
+ * The rule that depends on the dataset: keys it declares in `metadata_columns` must have
+ * exactly the declared type (a `"2024"` under a `number` column would silently drop out of
+ * range filters); undeclared keys take any of the four. Returns the metadata without the
+ * service's keys.
+ */
+export function userMetadataOf(
+  metadata: Readonly<Record<string, unknown>>,
   path: string,
   declared: readonly MetadataColumnDefinition[],
 ): UserMetadata {
-  if (typeof value !== "object" || value === null || Array.isArray(value)) {
-    throw new BadRequestError("must be an object", path);
-  }
-  const entries = Object.entries(value);
-  if (entries.length > MAX_METADATA_KEYS) {
-    throw new BadRequestError(`takes at most ${MAX_METADATA_KEYS} keys`, path);
-  }
   const types = new Map(declared.map((c) => [c.name, c.type]));
   const out: UserMetadata = {};
-  for (const [key, item] of entries) {
-    const at = `${path}.${key}`;
+  for (const [key, item] of Object.entries(metadata)) {
     if (SYSTEM_METADATA_KEYS.has(key)) continue;
-    if (key.length === 0 || key.length > MAX_METADATA_KEY_LENGTH || key.startsWith("$")) {
-      throw new BadRequestError(
-        `keys must be 1 to ${MAX_METADATA_KEY_LENGTH} characters and not start with '$'`,
-        at,
-      );
-    }
     const type = types.get(key);
     if (type !== undefined && !hasMetadataType(item, type)) {
+      const expected = `expected ${type}`;
       throw new BadRequestError(
-        item === null
-          ? `expected ${type}, not null (leave the key out when there is no value)`
-          : `expected ${type}`,
-        at,
+        item === null ? `${expected}, ${NOT_NULL}` : expected,
+        `${path}.${key}`,
       );
     }
-    out[key] = metadataValue(item, at);
+    out[key] = item as MetadataValue;
   }
   return out;
 }
@@ -74,41 +118,6 @@ export function hasMetadataType(value: unknown, type: MetadataColumnType): boole
     case "string[]":
       return Array.isArray(value) && value.every((item) => typeof item === "string");
   }
-}
-
-function metadataValue(value: unknown, path: string): MetadataValue {
-  if (typeof value === "string") return boundedString(value, path);
-  if (typeof value === "boolean") return value;
-  if (typeof value === "number") {
-    if (!Number.isFinite(value)) throw new BadRequestError("must be a finite number", path);
-    return value;
-  }
-  if (Array.isArray(value)) {
-    if (value.length > MAX_METADATA_LIST_LENGTH) {
-      throw new BadRequestError(`lists take at most ${MAX_METADATA_LIST_LENGTH} strings`, path);
-    }
-    return value.map((item, i) => {
-      if (typeof item !== "string") {
-        throw new BadRequestError("lists may only hold strings", `${path}[${i}]`);
-      }
-      return boundedString(item, `${path}[${i}]`);
-    });
-  }
-  const types = "must be a string, a number, a boolean or an array of strings";
-  if (value === null) {
-    throw new BadRequestError(
-      `${types}, not null (leave the key out when there is no value)`,
-      path,
-    );
-  }
-  throw new BadRequestError(types, path);
-}
-
-function boundedString(value: string, path: string): string {
-  if (value.length > MAX_METADATA_STRING_LENGTH) {
-    throw new BadRequestError(`is longer than ${MAX_METADATA_STRING_LENGTH} characters`, path);
-  }
-  return value;
 }
 
 /** The stored metadata of a row: user keys first, then the service's keys, which win. */

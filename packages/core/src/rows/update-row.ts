@@ -3,7 +3,7 @@ import { and, eq, sql } from "drizzle-orm";
 import { requireDataset } from "../datasets/require-dataset.ts";
 import { embedTexts } from "../embedding/embed-texts.ts";
 import type { ProjectContext } from "../shared/context.ts";
-import { BadRequestError, NotFoundError } from "../shared/errors.ts";
+import { NotFoundError } from "../shared/errors.ts";
 import {
   positionMetadata,
   SYSTEM_METADATA_KEYS,
@@ -13,10 +13,11 @@ import { datasetWriteLock, retryOnContention } from "../shared/write-transaction
 import { KEYWORD_CONFIG } from "./keyword-config.ts";
 import { embeddableText } from "./prepare-rows.ts";
 import { parseRowId } from "./row-id.ts";
-import { embeddedColumn, validateRowData } from "./row-input.ts";
-import { rowMetadata, type UserMetadata, validateUserMetadata } from "./row-metadata.ts";
+import { checkRowData, embeddedColumn } from "./row-input.ts";
+import { rowMetadata, type UserMetadata, userMetadataOf } from "./row-metadata.ts";
 import { rowViewColumns } from "./row-queries.ts";
 import { type RowView, toRowView } from "./row-view.ts";
+import type { UpdateRowInput } from "./update-row-input.ts";
 
 /**
  * E8: merges `data` into the row's columns and `metadata` into its user metadata (PATCH
@@ -27,23 +28,13 @@ export async function updateRow(
   ctx: ProjectContext,
   datasetId: string,
   rowIdParam: string,
-  body: Record<string, unknown>,
+  patch: UpdateRowInput,
 ): Promise<RowView> {
   const dataset = await requireDataset(ctx, datasetId);
   const rowId = parseRowId(rowIdParam);
-  const { data, metadata, ...rest } = body;
-  const unknown = Object.keys(rest)[0];
-  if (unknown !== undefined) {
-    throw new BadRequestError("unknown field; send 'data' and/or 'metadata'", unknown);
-  }
-  if (data === undefined && metadata === undefined) {
-    throw new BadRequestError("at least one of 'data' or 'metadata' is required", "body");
-  }
-  const dataPatch = data === undefined ? {} : validateRowData(dataset, data, "data");
-  const metadataPatch =
-    metadata === undefined
-      ? {}
-      : validateUserMetadata(metadata, "metadata", dataset.metadataColumns);
+  const { data } = patch;
+  const dataPatch = data === undefined ? {} : checkRowData(dataset, data, "data");
+  const metadataPatch = userMetadataOf(patch.metadata ?? {}, "metadata", dataset.metadataColumns);
 
   const [row] = await ctx.db
     .select(rowViewColumns)

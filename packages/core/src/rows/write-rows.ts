@@ -1,11 +1,11 @@
 import { requireDataset } from "../datasets/require-dataset.ts";
-import { validateDocumentId } from "../documents/document-id.ts";
 import type { ProjectContext } from "../shared/context.ts";
 import { newUuid } from "../shared/ids.ts";
 import { writeDocumentRows } from "./document-writes.ts";
 import { prepareRows } from "./prepare-rows.ts";
-import { validateRowInputs } from "./row-input.ts";
+import { checkRows } from "./row-input.ts";
 import type { RowView } from "./row-view.ts";
+import type { DocumentRowsInput, UpsertRowsInput } from "./upsert-rows-input.ts";
 
 /**
  * E11, E12 and E13 reply with the document and the stored rows, in order
@@ -23,12 +23,11 @@ export interface RowsWritten {
 export async function upsertRows(
   ctx: ProjectContext,
   datasetId: string,
-  body: { document_id?: unknown; rows: unknown },
+  input: UpsertRowsInput,
 ): Promise<RowsWritten> {
   const dataset = await requireDataset(ctx, datasetId);
-  const documentId =
-    body.document_id === undefined ? newUuid() : validateDocumentId(body.document_id);
-  const inputs = validateRowInputs(dataset, body.rows);
+  const documentId = input.document_id ?? newUuid();
+  const inputs = checkRows(dataset, input.rows);
   const prepared = await prepareRows(ctx, dataset, inputs);
   const rows = await writeDocumentRows(
     ctx.db,
@@ -47,11 +46,11 @@ export async function writeRowsOfDocument(
   ctx: ProjectContext,
   datasetId: string,
   documentId: string,
-  body: { rows: unknown },
+  input: DocumentRowsInput,
   mode: "replace" | "append",
 ): Promise<RowsWritten> {
   const dataset = await requireDataset(ctx, datasetId);
-  const inputs = validateRowInputs(dataset, body.rows);
+  const inputs = checkRows(dataset, input.rows);
   const prepared = await prepareRows(ctx, dataset, inputs);
   const rows = await writeDocumentRows(ctx.db, ctx.projectId, dataset, documentId, prepared, mode);
   return { document_id: documentId, rows };

@@ -5,7 +5,7 @@ import { embedTexts } from "../embedding/embed-texts.ts";
 import type { ProjectContext } from "../shared/context.ts";
 import { queryRows } from "./query-rows.ts";
 import { vectorExpression } from "./search-indexes.ts";
-import { SemanticSearch } from "./search-rows.ts";
+import { SemanticSearch } from "./semantic-ranking.ts";
 import { MAX_EF_SEARCH } from "./vector-search-tuning.ts";
 
 /** How `calibrateEfSearch` measures; see there. */
@@ -89,6 +89,7 @@ export async function calibrateEfSearch(
   const started = Date.now();
   const { db } = ctx;
   const c = EF_SEARCH_CALIBRATION;
+  // The row count is the trigger-kept keyword statistics' (packages/db/README.md).
   const [state] = await queryRows<Tuned & { rows: number | string | null }>(
     db,
     sql`SELECT d.id, d.dimensions, d.embedding_model AS "embeddingModel", d.columns,

@@ -3,10 +3,11 @@ import { requireDataset } from "../datasets/require-dataset.ts";
 import { embedTexts } from "../embedding/embed-texts.ts";
 import { embeddedColumn } from "../rows/row-input.ts";
 import type { ProjectContext } from "../shared/context.ts";
+import { fusedConfidence } from "./hybrid-ranking.ts";
 import { keywordTermsCtes, rowBm25, rowTermArraysCte } from "./keyword-sql.ts";
 import { queryRows } from "./query-rows.ts";
 import { documentScoresCtes } from "./search-documents.ts";
-import { defaultAlpha, parseDocumentFilteredSearch } from "./search-params.ts";
+import { DEFAULT_TOP_K, type DocumentFilteredSearchInput, defaultAlpha } from "./search-input.ts";
 import {
   type DocumentFilteredSearchResult,
   type ScoredDocument,
@@ -14,7 +15,7 @@ import {
   toDocumentResult,
   toSearchResult,
 } from "./search-results.ts";
-import { fusedConfidence, SemanticSearch } from "./search-rows.ts";
+import { SemanticSearch } from "./semantic-ranking.ts";
 
 /**
  * E1: E3's `top_k_documents` documents, then E2 over their rows
@@ -26,10 +27,14 @@ import { fusedConfidence, SemanticSearch } from "./search-rows.ts";
 export async function documentFilteredSearch(
   ctx: ProjectContext,
   datasetId: string,
-  body: Record<string, unknown>,
+  input: DocumentFilteredSearchInput,
 ): Promise<DocumentFilteredSearchResult> {
   const dataset = await requireDataset(ctx, datasetId);
-  const params = parseDocumentFilteredSearch(body);
+  const params = {
+    query: input.query,
+    topKDocuments: input.top_k_documents ?? DEFAULT_TOP_K,
+    topKRows: input.top_k_rows ?? DEFAULT_TOP_K,
+  };
   const column = embeddedColumn(dataset);
   const alpha = column === null ? 0 : defaultAlpha(dataset);
   const semantic =

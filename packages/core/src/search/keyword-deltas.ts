@@ -8,7 +8,7 @@ import { queryRows } from "./query-rows.ts";
  * instead of updating the shared term rows, so concurrent writers of one dataset never wait for
  * each other there; searches add the deltas to the base rows, so folding changes no score —
  * it only keeps that addition short. Never waits: a dataset being folded by another caller, or
- * being deleted, is skipped (0).
+ * being deleted, is skipped (0). `quarry_fold_keyword_deltas`: packages/db/README.md.
  */
 export async function foldKeywordDeltas(db: Database, datasetId: string): Promise<number> {
   const [row] = await queryRows<{ folded: number | string }>(

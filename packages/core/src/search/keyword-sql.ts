@@ -12,6 +12,7 @@ import { KEYWORD_CONFIG } from "../rows/keyword-config.ts";
  * Two units are ranked: rows (hybrid search) and documents (E3), each with its own N, n(t)
  * and avgdl from the statistics the row triggers keep (`keyword_*` tables): each figure is its
  * base row plus the deltas writers appended since the last fold (`keyword-deltas.ts`).
+ * Trigger-kept tables: packages/db/README.md.
  */
 export const BM25_K1 = 1.2;
 export const BM25_B = 0.75;

@@ -3,7 +3,7 @@ import { requireDataset } from "../datasets/require-dataset.ts";
 import type { ProjectContext } from "../shared/context.ts";
 import { keywordTermsCtes, saturatedTf } from "./keyword-sql.ts";
 import { queryRows } from "./query-rows.ts";
-import { parseDocumentSearch } from "./search-params.ts";
+import { DEFAULT_TOP_K, type DocumentSearchInput } from "./search-input.ts";
 import { type DocumentResult, type ScoredDocument, toDocumentResult } from "./search-results.ts";
 
 /**
@@ -14,13 +14,13 @@ import { type DocumentResult, type ScoredDocument, toDocumentResult } from "./se
 export async function searchDocuments(
   ctx: ProjectContext,
   datasetId: string,
-  body: Record<string, unknown>,
+  input: DocumentSearchInput,
 ): Promise<{ results: DocumentResult[] }> {
   const dataset = await requireDataset(ctx, datasetId);
-  const params = parseDocumentSearch(body);
+  const topK = input.top_k ?? DEFAULT_TOP_K;
   const found = await queryRows<ScoredDocument>(
     ctx.db,
-    sql`WITH ${documentScoresCtes(dataset.id, params.query, params.topK)}
+    sql`WITH ${documentScoresCtes(dataset.id, input.query, topK)}
     SELECT s.document_id, s.score, d.filename, d.url, d.content
     FROM doc_scores s JOIN documents d ON d.dataset_id = ${dataset.id} AND d.id = s.document_id
     ORDER BY s.score DESC, s.document_id`,
@@ -34,6 +34,7 @@ export async function searchDocuments(
  * a term hold one entry per document, not per row.
  */
 export function documentScoresCtes(datasetId: string, query: string, limit: number): SQL {
+  // `keyword_postings`, `keyword_documents`: kept by triggers on `rows` (packages/db/README.md)
   return sql`${keywordTermsCtes(datasetId, query, "document")},
   doc_scores AS MATERIALIZED (
     SELECT p.document_id,

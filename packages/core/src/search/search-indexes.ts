@@ -9,6 +9,7 @@ import type { DatasetRecord } from "../datasets/dataset-view.ts";
  * dataset. Per-dataset graphs keep a small dataset's searches independent of a large
  * neighbour, and let datasets of different dimensions share one column. The DDL lives in SQL
  * functions (migration `search_triggers`) so identifiers and literals are quoted by Postgres.
+ * Triggers and functions: packages/db/README.md.
  */
 export async function createSearchIndexes(
   db: Database,

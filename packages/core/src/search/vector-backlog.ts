@@ -27,6 +27,7 @@ export interface VectorIndexProgress {
  * trigger then finds the row in the graph (and takes it out again); the embedding copied is the
  * row's latest. Rows a writer holds, and backlog entries another indexer holds, are skipped
  * (`SKIP LOCKED`), so the indexer never waits for a writer and never deadlocks with one.
+ * The backlog is filled by triggers on `rows`: packages/db/README.md.
  */
 export async function indexVectorBacklog(
   db: Database,

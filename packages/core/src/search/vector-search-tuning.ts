@@ -3,6 +3,18 @@ import type { DatasetRecord } from "../datasets/dataset-view.ts";
 /** pgvector's ceiling for `hnsw.ef_search`. */
 export const MAX_EF_SEARCH = 1000;
 
+/** How a filtered vector search runs; see `SemanticSearch.candidatesSql`. */
+export const VECTOR_SEARCH_TUNING = {
+  /**
+   * A filter passed by at most this many rows ranks them all exactly; by more, the HNSW index
+   * is searched with the filter (iterative scan). At 100k rows, 1,000 exact distances cost
+   * about what the graph walk past 99 rejected rows in 100 does, with recall 1 instead of ~0.94.
+   */
+  exactFilterRows: 2000,
+  /** rows an iterative (filtered) HNSW scan may visit before it gives up */
+  maxScanTuples: 50_000,
+} as const;
+
 /**
  * The HNSW candidate list size (`hnsw.ef_search`) a dataset's searches use until its own
  * graph has been measured (`calibrateEfSearch`: first at 1,000 graph vectors), and on graphs

@@ -2,8 +2,9 @@ import type { MetadataColumnDefinition } from "@quarry/db";
 import { type ChunkOptions, MAX_CHUNK_SIZE, validateChunkOptions } from "../chunking/chunk-text.ts";
 import type { DatasetRecord } from "../datasets/dataset-view.ts";
 import { validateDocumentId } from "../documents/document-id.ts";
-import { type UserMetadata, validateUserMetadata } from "../rows/row-metadata.ts";
+import { type UserMetadata, UserMetadataInput, userMetadataOf } from "../rows/row-metadata.ts";
 import { BadRequestError } from "../shared/errors.ts";
+import { parseInput } from "../shared/parse-input.ts";
 
 /** The part that carries the file. */
 export const UPLOAD_FILE_FIELD = "file";
@@ -132,5 +133,10 @@ function metadataField(
   } catch {
     throw new BadRequestError("is not valid JSON (send the JSON text of an object)", "metadata");
   }
-  return validateUserMetadata(parsed, "metadata", declared);
+  if (typeof parsed !== "object" || parsed === null || Array.isArray(parsed)) {
+    throw new BadRequestError("must be an object", "metadata");
+  }
+  // The declared types first: a declared key's `null` is refused naming the type it needs.
+  const user = userMetadataOf(parsed as Record<string, unknown>, "metadata", declared);
+  return parseInput(UserMetadataInput, user, { at: "metadata" });
 }

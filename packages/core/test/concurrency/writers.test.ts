@@ -207,7 +207,7 @@ describe("concurrent writers on one dataset", () => {
             } else if (op === "E8 text") {
               const [text] = texts(1);
               const r = await ledger.run(actor, op, () =>
-                updateRow(ctx, A, String(row.id), { data: { text } }),
+                updateRow(ctx, A, String(row.id), { data: { text: text! } }),
               );
               if (r.ok) row.text = text!;
             } else {
@@ -287,7 +287,7 @@ describe("concurrent writers on one dataset", () => {
               const r = await ledger.run(
                 actor,
                 op,
-                () => updateRow(ctx, A, String(id), { data: { text } }),
+                () => updateRow(ctx, A, String(id), { data: { text: text! } }),
                 isNotFound,
               );
               if (r.ok) hotRows.get(id)!.texts.add(text!);

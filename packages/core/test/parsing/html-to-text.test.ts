@@ -1,5 +1,5 @@
+import { decodeHTML as decodeHtmlEntities } from "entities";
 import { describe, expect, it } from "vitest";
-import { decodeHtmlEntities } from "../../src/parsing/html-entities.ts";
 import { htmlToText } from "../../src/parsing/html-to-text.ts";
 
 const PAGE = `<!DOCTYPE html>
@@ -194,9 +194,38 @@ describe("decodeHtmlEntities", () => {
     expect(decodeHtmlEntities("&#x1F600; &#128512; &#150; &#0; &#xD800; &#x110000;")).toBe(
       "😀 😀 – \ufffd \ufffd \ufffd",
     );
-    // without the semicolon only the legacy (Latin-1) names decode, as in browsers
+    // without the semicolon only the legacy (Latin-1) names decode, as in browsers — and
+    // a legacy name is decoded even where a longer unknown name follows: "&notaname;" reads
+    // as "&not" + "aname;" (the WHATWG tokenizer's own example is "&notit;")
     expect(decodeHtmlEntities("&copy 2024 &amp &copy2024 &hellip &notaname; AT&T")).toBe(
-      "© 2024 & ©2024 &hellip &notaname; AT&T",
+      "© 2024 & ©2024 &hellip ¬aname; AT&T",
     );
+    expect(decodeHtmlEntities("&zzzunknown; &hellipx;")).toBe("&zzzunknown; &hellipx;");
+  });
+
+  it("is what htmlToText applies to text, titles and attributes", () => {
+    const references =
+      "&amp; &lt; &gt; &quot; &apos; &#39; &mdash; &ndash; &hellip; &copy; &euro; &rarr; &alpha; " +
+      "&#x1F600; &#128512; &#150; &#0; &#xD800; &#x110000; " +
+      "&copy 2024 &amp &copy2024 &hellip &notaname; &zzzunknown; AT&T";
+    const decoded = decodeHtmlEntities(references);
+    expect(htmlToText(`<title>${references}</title><p>${references}</p>`)).toEqual({
+      title: decoded,
+      text: decoded,
+    });
+    // attribute values are decoded too: an entity cannot hide chrome
+    expect(htmlToText(`<p>kept</p><div class="site&#45;nav">menu</div>`).text).toBe("kept");
+  });
+
+  it("decodes every HTML5 named reference, not only HTML 4's", () => {
+    // ∳, ⪢ with a combining slash (two code points), and the "fj" ligature
+    const html =
+      "<title>&CounterClockwiseContourIntegral; &NotNestedGreaterGreater; &fjlig;</title>" +
+      "<p>&CounterClockwiseContourIntegral; &NotNestedGreaterGreater; &fjlig; " +
+      "&NotSquareSupersetEqual; &bigtriangledown; &LeftDownTeeVector;</p>";
+    expect(htmlToText(html)).toEqual({
+      title: "\u2233 \u2aa2\u0338 fj",
+      text: "\u2233 \u2aa2\u0338 fj \u22e3 \u25bd \u2961",
+    });
   });
 });

@@ -11,7 +11,7 @@ import { datasets } from "./datasets.ts";
  *
  * Only `keyword_datasets` has a foreign key: a row per dataset, created with the dataset. The
  * per-term tables are cleaned up by a trigger when it goes, because a foreign key check per
- * posting would double the cost of writing rows.
+ * posting would double the cost of writing rows. Triggers and functions: packages/db/README.md.
  */
 export const keywordDatasets = pgTable("keyword_datasets", {
   datasetId: text("dataset_id")

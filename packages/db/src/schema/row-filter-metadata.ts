@@ -12,6 +12,7 @@ import { bigint, index, jsonb, pgTable, primaryKey, text } from "drizzle-orm/pg-
  * the `row_filter_metadata` migration): it always holds exactly the stored rows' metadata, and
  * no writer (E11, ingestion, E8, deletes) has to know it exists. No foreign key: a check per
  * row would cost every insert, and the delete trigger removes a row's copy with the row.
+ * Triggers: packages/db/README.md.
  */
 export const rowFilterMetadata = pgTable(
   "row_filter_metadata",

@@ -12,7 +12,7 @@ import { bigint, pgTable, primaryKey, uuid } from "drizzle-orm/pg-core";
  * one term, as they are one value to `@>`. Fixed-width keys keep the index small and any value
  * indexable; 128 bits make a collision as unlikely as one of our random ids, and E6 checks the
  * rows of every such page against the filter itself all the same. Kept by the same triggers
- * on `rows` as that copy.
+ * on `rows` as that copy (packages/db/README.md).
  */
 export const rowFilterTerms = pgTable(
   "row_filter_terms",

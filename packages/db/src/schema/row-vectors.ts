@@ -12,7 +12,7 @@ import { vector } from "./types.ts";
  * Kept consistent with `rows` by statement-level triggers (migration `deferred_vector_index`):
  * a row is in exactly one of `indexed_vectors` and `vector_backlog` while it has an embedding,
  * and in neither once deleted or unembedded. No foreign key, for the same reason as
- * `row_filter_metadata`: a check per row would cost every write.
+ * `row_filter_metadata`: a check per row would cost every write. Triggers: packages/db/README.md.
  */
 export const indexedVectors = pgTable("indexed_vectors", {
   rowId: bigint("row_id", { mode: "number" }).primaryKey(),

@@ -8,6 +8,7 @@ import { tsvector, vector } from "./types.ts";
  * the insertion order that E6 lists by, so (dataset_id, id) is the listing index. Writers
  * reserve ids from the sequence before inserting ("by default", not "always"), because the id
  * is also stored in the row's metadata as `rowId`, where the filter language can reach it.
+ * Writes fire the triggers that keep the search and filter tables: packages/db/README.md.
  */
 export const rows = pgTable(
   "rows",
@@ -26,7 +27,7 @@ export const rows = pgTable(
     fts: tsvector("fts"),
     /**
      * Terms (tokens) in `fts`: the row's length for BM25. Computed by the database, so every
-     * writer of `fts` gets it right (`quarry_tsvector_length`, see the search migrations).
+     * writer of `fts` gets it right (`quarry_tsvector_length`, packages/db/README.md).
      */
     keywordLength: integer("keyword_length").generatedAlwaysAs(sql`quarry_tsvector_length(fts)`),
     imagePaths: jsonb("image_paths").$type<Record<string, string> | null>(),

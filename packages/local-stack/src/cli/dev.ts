@@ -42,7 +42,9 @@ console.log(
     ? `Postgres (native, pgvector ${stack.pgvectorVersion}): ${maskDatabaseUrl(stack.databaseUrl)}`
     : `Postgres (embedded PGlite, pgvector): ${stack.databaseUrl}`,
 );
-console.log(`Quarry ready at ${stack.baseUrl}  (API reference: ${stack.baseUrl}/docs)`);
+console.log(
+  `Quarry ready at ${stack.baseUrl}  (console: ${stack.baseUrl}/console, API reference: ${stack.baseUrl}/docs)`,
+);
 
 let shuttingDown = false;
 function shutDown(reason: string) {

@@ -10,6 +10,7 @@ import { MAX_MESSAGE_LENGTH, PROTOCOL_MAJOR_3 } from "../pg-server/protocol.ts";
  * SSLRequest, GSSENCRequest, CancelRequest, StartupMessage); then typed messages (byte type,
  * int32 length). A stream it cannot follow (TLS after an SSLRequest, a nonsense length) turns
  * the counting off for that connection: its bytes still flow, faults just never strike it.
+ * (pg-protocol parses only backend messages, so the frontend's are walked here.)
  */
 export class MessageBoundaries {
   private awaitingStartup = true;

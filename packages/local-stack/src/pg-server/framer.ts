@@ -22,7 +22,9 @@ export class ProtocolError extends Error {}
 /**
  * Reassembles a client's byte stream into whole messages. TCP and WebSocket frames
  * both split and coalesce messages arbitrarily, and PGlite must only ever see whole
- * messages, so every connection owns one framer.
+ * messages, so every connection owns one framer. (Hand-written: pg-protocol, which the
+ * server uses to build and read the messages it exchanges with PGlite, parses only a
+ * backend's messages, not a client's.)
  */
 export class FrontendFramer {
   private buffer: Buffer = Buffer.alloc(0);

@@ -10,7 +10,9 @@ import {
  * know what the session is waiting for after each reply. Guessing from the last 6
  * bytes could misfire on row data that happens to look like ReadyForQuery; walking
  * the headers cannot. State deliberately carries over between replies: CopyData
- * gets an empty reply, and the session is still in COPY afterwards.
+ * gets an empty reply, and the session is still in COPY afterwards. (Not pg-protocol's
+ * Parser: it would decode every row of every reply, and cannot say whether the bytes so far
+ * end on a message boundary.)
  */
 export class ReplyTracker {
   private readonly header = Buffer.alloc(5);

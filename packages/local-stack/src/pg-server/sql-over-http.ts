@@ -1,7 +1,14 @@
 import type { ServerResponse } from "node:http";
 import type { PGlite } from "@electric-sql/pglite";
+import type {
+  CommandCompleteMessage,
+  DatabaseError,
+  DataRowMessage,
+  RowDescriptionMessage,
+} from "pg-protocol/dist/messages.js";
+import { Parser } from "pg-protocol/dist/parser.js";
 import {
-  type ERROR_FIELDS,
+  ERROR_FIELDS,
   fromCommandTag,
   type NeonReply,
   neonError,
@@ -77,75 +84,40 @@ interface BackendReply {
   error: PgErrorFields | undefined;
 }
 
-/** ErrorResponse field codes, as Postgres's protocol documentation lists them. */
-const ERROR_FIELD_CODES: Record<string, (typeof ERROR_FIELDS)[number] | "message"> = {
-  V: "severity",
-  C: "code",
-  M: "message",
-  D: "detail",
-  H: "hint",
-  P: "position",
-  p: "internalPosition",
-  q: "internalQuery",
-  W: "where",
-  s: "schema",
-  t: "table",
-  c: "column",
-  d: "dataType",
-  n: "constraint",
-  F: "file",
-  L: "line",
-  R: "routine",
-};
-
-/** The backend messages of one statement's reply: row description, rows, tag, error. */
+/**
+ * The backend messages of one statement's reply (row description, rows, tag, error), read
+ * by pg-protocol's parser, the one `pg` uses. (Its error's `severity` is the `S` field,
+ * which for PGlite's untranslated messages is the same as the `V` one.)
+ */
 function parseBackendMessages(bytes: Buffer): BackendReply {
   const reply: BackendReply = { fields: [], rows: [], commandTag: undefined, error: undefined };
-  let at = 0;
-  while (at + 5 <= bytes.length) {
-    const type = String.fromCharCode(bytes[at] as number);
-    const end = at + 1 + bytes.readInt32BE(at + 1);
-    let p = at + 5;
-    const cstring = () => {
-      const zero = bytes.indexOf(0, p);
-      const text = bytes.toString("utf8", p, zero);
-      p = zero + 1;
-      return text;
-    };
-    if (type === "T") {
-      const count = bytes.readInt16BE(p);
-      p += 2;
-      for (let i = 0; i < count; i++) {
-        const name = cstring();
-        const dataTypeID = bytes.readInt32BE(p + 6);
-        p += 18; // table oid, column, type oid, type size, type modifier, format
-        reply.fields.push({ name, dataTypeID });
-      }
-    } else if (type === "D") {
-      const count = bytes.readInt16BE(p);
-      p += 2;
-      const row: (string | null)[] = [];
-      for (let i = 0; i < count; i++) {
-        const length = bytes.readInt32BE(p);
-        p += 4;
-        row.push(length === -1 ? null : bytes.toString("utf8", p, p + length));
-        if (length > 0) p += length;
-      }
-      reply.rows.push(row);
-    } else if (type === "C") {
-      reply.commandTag = cstring();
-    } else if (type === "E") {
-      const error: PgErrorFields = {};
-      while (p < end && bytes[p] !== 0) {
-        const code = String.fromCharCode(bytes[p] as number);
-        p++;
-        const value = cstring();
-        const field = ERROR_FIELD_CODES[code];
-        if (field) error[field] = value;
-      }
-      reply.error ??= error;
+  new Parser().parse(bytes, (message) => {
+    switch (message.name) {
+      case "rowDescription":
+        reply.fields = (message as RowDescriptionMessage).fields.map((field) => ({
+          name: field.name,
+          dataTypeID: field.dataTypeID,
+        }));
+        break;
+      case "dataRow":
+        reply.rows.push((message as DataRowMessage).fields as (string | null)[]);
+        break;
+      case "commandComplete":
+        reply.commandTag = (message as CommandCompleteMessage).text;
+        break;
+      case "error":
+        reply.error ??= errorFields(message as DatabaseError);
+        break;
     }
-    at = end;
-  }
+  });
   return reply;
+}
+
+function errorFields(error: DatabaseError): PgErrorFields {
+  const fields: PgErrorFields = { message: error.message };
+  for (const field of ERROR_FIELDS) {
+    const value = error[field];
+    if (value !== undefined) fields[field] = String(value);
+  }
+  return fields;
 }

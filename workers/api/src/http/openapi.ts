@@ -1,5 +1,22 @@
+import { type ZodOpenAPIMetadata, zodToOpenAPIRegistry } from "@asteasolutions/zod-to-openapi";
 import { z } from "@hono/zod-openapi";
 import { ErrorEnvelope } from "./errors.ts";
+
+/**
+ * OpenAPI metadata for a schema that core defines (request schemas live next to their
+ * operations in packages/core; schemas/* only document them). `.openapi()` would return a
+ * copy that the schemas nesting the original never see, so this attaches the metadata to the
+ * instance itself: a nested field shows its description wherever it appears, and with `id`
+ * the schema is the component of that name.
+ */
+export function documented<T extends z.ZodType>(
+  schema: T,
+  metadata: Partial<ZodOpenAPIMetadata>,
+  id?: string,
+): T {
+  zodToOpenAPIRegistry.add(schema, { ...(id ? { _internal: { refId: id } } : {}), ...metadata });
+  return schema;
+}
 
 export const errorResponse = (description: string) => ({
   description,

@@ -4,14 +4,19 @@ import {
   type FileStore,
   fetchSource,
   type ProjectContext,
-  type QueueMessage,
   type UrlFetcher,
   type VectorIndexRequests,
   vectorIndexMessage,
 } from "@quarry/core";
 import type { Database } from "@quarry/db";
-import type { AiBinding, ProviderEnv } from "@quarry/providers";
-import { createDohResolver, openDatabase, r2FileStore } from "@quarry/worker-kit";
+import {
+  createNodeDnsResolver,
+  openDatabase,
+  providerEnv,
+  type QueueSender,
+  queueSender,
+  r2FileStore,
+} from "@quarry/worker-kit";
 import type { Bindings, Config } from "../env.ts";
 
 /**
@@ -25,8 +30,8 @@ export interface Services {
   files: FileStore & FileOpener;
   /** E5's fetcher for `parse_url`: public addresses only unless ALLOW_PRIVATE_URLS=true */
   fetchUrl: UrlFetcher;
-  /** sends a slice of work to the ingest worker */
-  enqueue(message: QueueMessage): Promise<void>;
+  /** sends a message (a slice of work, an indexing request) to the ingest worker */
+  enqueue: QueueSender;
   /**
    * After a write that may store embeddings: asks the ingest worker, once the response is
    * sent, to move the dataset's vector backlog into its graph — one delayed message per
@@ -65,19 +70,9 @@ export function createServices(
     });
     return handle.db;
   };
-  const providers: ProviderEnv = {
-    ...(config.OPENAI_API_KEY ? { OPENAI_API_KEY: config.OPENAI_API_KEY } : {}),
-    ...(config.OPENAI_BASE_URL ? { OPENAI_BASE_URL: config.OPENAI_BASE_URL } : {}),
-    // Cloudflare's `Ai` is a superset of the `run` slice the providers use.
-    ...(bindings.AI ? { AI: bindings.AI as unknown as AiBinding } : {}),
-  };
+  const providers = providerEnv(config);
   const deferred: Promise<unknown>[] = [];
-  const enqueue = async (message: QueueMessage, delaySeconds?: number) => {
-    await bindings.INGEST_QUEUE.send(message, {
-      contentType: "json",
-      ...(delaySeconds ? { delaySeconds } : {}),
-    });
-  };
+  const enqueue = queueSender(config.INGEST_QUEUE);
   return {
     config,
     db,
@@ -89,7 +84,7 @@ export function createServices(
       if (delaySeconds === null) return;
       const message = vectorIndexMessage(projectId, datasetId);
       deferred.push(
-        enqueue(message, delaySeconds).catch((error: unknown) => {
+        enqueue(message, { delaySeconds }).catch((error: unknown) => {
           indexRequests.release(datasetId);
           console.log(
             JSON.stringify({
@@ -119,7 +114,7 @@ function sourceFetchDeps(allowPrivate: boolean) {
   const runtimeFetch = (url: string, init: RequestInit) => fetch(url, init);
   return {
     fetch: runtimeFetch,
-    resolveHost: createDohResolver({ fetch: runtimeFetch }),
+    resolveHost: createNodeDnsResolver(),
     allowPrivate,
   };
 }

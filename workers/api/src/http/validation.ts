@@ -1,4 +1,5 @@
-import type { Hook, z } from "@hono/zod-openapi";
+import type { Hook } from "@hono/zod-openapi";
+import { issuesToBadRequest } from "@quarry/core";
 import type { Context } from "hono";
 import { HTTPException } from "hono/http-exception";
 import { errorResponse } from "./errors.ts";
@@ -7,7 +8,8 @@ import type { RouteTable } from "./route-table.ts";
 import { assertStorable } from "./storable-input.ts";
 
 /**
- * Turns a zod failure into the error envelope, naming the first offending field. A valid
+ * Turns a zod failure into the error envelope, naming the first offending field (core's
+ * formatter, which `parseInput` uses for callers that are not HTTP). A valid
  * JSON body must also be storable (no NUL, bounded nesting): schemas with open records
  * (`values`, `filter`) let anything through.
  */
@@ -16,22 +18,9 @@ export const validationHook: Hook<unknown, HonoEnv, string, unknown> = (result, 
     if (result.target === "json") assertStorable(result.data, "");
     return;
   }
-  return errorResponse(c, "bad_request", describeIssues(result.target, result.error.issues));
+  const root = result.target === "json" ? "body" : result.target;
+  return errorResponse(c, "bad_request", issuesToBadRequest(result.error.issues, root).message);
 };
-
-function describeIssues(target: string, issues: z.core.$ZodIssue[]): string {
-  const first = issues[0];
-  if (!first) return `invalid ${target}`;
-  const path = first.path.length > 0 ? formatPath(first.path) : target === "json" ? "body" : target;
-  const more = issues.length > 1 ? ` (and ${issues.length - 1} more)` : "";
-  return `${path}: ${first.message}${more}`;
-}
-
-function formatPath(path: PropertyKey[]): string {
-  return path
-    .map((p, i) => (typeof p === "number" ? `[${p}]` : i === 0 ? String(p) : `.${String(p)}`))
-    .join("");
-}
 
 /**
  * A path that exists, called with a method it does not serve: 405 with `Allow`. The envelope's code

@@ -1,8 +1,8 @@
 import { createRoute, type OpenAPIHono } from "@hono/zod-openapi";
 import {
+  type CompletionInput,
   type CompletionOptions,
   completeEndpoint,
-  parseCompletionInput,
   streamEndpoint,
 } from "@quarry/core";
 import type { Context } from "hono";
@@ -63,10 +63,9 @@ export function registerCompletions(app: OpenAPIHono<HonoEnv>) {
 async function complete(
   c: Context<HonoEnv>,
   endpointId: string,
-  body: unknown,
+  input: CompletionInput,
   format?: CompletionOptions["format"],
 ) {
-  const input = parseCompletionInput(body);
   const options: CompletionOptions = { callerId: c.var.caller.keyId };
   if (!input.stream) {
     // E4's JSON reply is the text completion, whatever the endpoint's style

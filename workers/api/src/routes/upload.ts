@@ -114,9 +114,7 @@ export function registerUploads(app: OpenAPIHono<HonoEnv>) {
               },
             }
           : {}),
-        enqueue: async (message) => {
-          await c.env.INGEST_QUEUE.send(message, { contentType: "json" });
-        },
+        enqueue: c.var.services.enqueue,
       });
       return c.json(reply, 200);
     } catch (error) {

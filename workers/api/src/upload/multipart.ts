@@ -1,4 +1,4 @@
-import { BadRequestError, UnsupportedMediaTypeError } from "@quarry/core";
+import { BadRequestError, parseContentDisposition, UnsupportedMediaTypeError } from "@quarry/core";
 
 /**
  * A streaming multipart/form-data reader (RFC 7578 / RFC 2046) over a request body, so a
@@ -307,59 +307,20 @@ export function parsePartHeaders(block: string): PartHeaders {
   if (disposition === undefined || !/^form-data\s*(;|$)/i.test(disposition)) {
     throw new BadRequestError("every part needs Content-Disposition: form-data", "body");
   }
-  const params = dispositionParams(disposition);
-  const name = params.get("name");
+  // Form encoders escape only quotes: `C:\dir\a.txt` keeps its backslashes.
+  const { parameters, filename } = parseContentDisposition(disposition, {
+    backslashes: "form-data",
+  });
+  const name = parameters.get("name");
   if (name === undefined) {
     throw new BadRequestError("a part's Content-Disposition has no name", "body");
   }
-  const extended = params.get("filename*");
-  const plain = params.get("filename");
-  const filename =
-    extended === undefined && plain === undefined
-      ? null
-      : ((extended === undefined ? null : decodeExtendedValue(extended)) ?? plain ?? "");
+  const named = parameters.has("filename*") || parameters.has("filename");
   return {
     name,
-    filename,
+    filename: named ? (filename ?? "") : null,
     contentType: headers.get("content-type") ?? null,
   };
-}
-
-/**
- * Content-Disposition parameters, quoted or not; the first occurrence wins. Form encoders
- * (browsers, undici, curl) percent-encode quotes and line breaks and leave backslashes
- * alone (an old browser's `C:\dir\a.txt` arrives as is), so only `\"` and `\\` are unescaped.
- */
-function dispositionParams(disposition: string): Map<string, string> {
-  const params = new Map<string, string>();
-  const pattern = /;\s*([^\s=;]+)\s*=\s*(?:"((?:[^"\\]|\\.)*)"|([^;]*))/g;
-  for (const match of disposition.matchAll(pattern)) {
-    const key = (match[1] ?? "").toLowerCase();
-    const value =
-      match[2] !== undefined ? match[2].replace(/\\(["\\])/g, "$1") : (match[3] ?? "").trim();
-    if (!params.has(key)) params.set(key, value);
-  }
-  return params;
-}
-
-/** RFC 8187 `charset'language'percent-encoded` (UTF-8 or ISO-8859-1); null when malformed. */
-function decodeExtendedValue(value: string): string | null {
-  const match = /^([^']*)'[^']*'(.*)$/.exec(value);
-  if (!match) return null;
-  const charset = (match[1] ?? "").toLowerCase();
-  const encoded = match[2] ?? "";
-  if (!/^(?:[\x21-\x7e])*$/.test(encoded)) return null;
-  try {
-    if (charset === "utf-8") return decodeURIComponent(encoded);
-  } catch {
-    return null;
-  }
-  if (charset === "iso-8859-1") {
-    return encoded.replace(/%([0-9a-fA-F]{2})/g, (_, hex: string) =>
-      String.fromCharCode(Number.parseInt(hex, 16)),
-    );
-  }
-  return null;
 }
 
 function indexOf(haystack: Uint8Array, needle: Uint8Array): number {

@@ -1,52 +1,33 @@
 import { z } from "@hono/zod-openapi";
+import { CompletionInput, CompletionRequest } from "@quarry/core";
+import { documented } from "../openapi.ts";
 import { SearchResultSchema } from "./search.ts";
 
 /**
- * E4's body and replies (docs/api.md#e4-completions), for the OpenAPI document and first-line
- * validation; the domain validates again (`packages/core/src/completions/completion-input.ts`).
- * Fields OpenAI clients add (`model`, `stop`, `stream_options`, …) are accepted and ignored.
+ * E4's body and replies (docs/api.md#e4-completions). The body's schema is core's
+ * (`packages/core/src/completions/completion-input.ts`); this file documents it. Fields
+ * OpenAI clients add (`model`, `stop`, `stream_options`, …) are accepted and ignored.
  */
-const Message = z
-  .object({
-    role: z.enum(["system", "user", "assistant", "developer"]),
-    content: z.union([
-      z.string(),
-      z.array(z.object({ type: z.literal("text"), text: z.string() }).loose()),
-    ]),
-  })
-  .loose();
-
-export const CompletionBody = z
-  .object({
-    values: z
-      .record(z.string(), z.unknown())
-      .nullable()
-      .optional()
-      .openapi({
-        description:
-          "Values of the template's and search queries' variables (those search does not fill). The built-in `last_user_message` (the request's last user message) cannot be given here. When a variable is missing, the 400 also names the keys no variable uses; unused keys alone are accepted and ignored.",
-        example: { question: "What is a transit?" },
-      }),
-    prompt: z
-      .union([z.string(), z.array(z.string())])
-      .nullable()
-      .optional()
-      .openapi({
-        description:
-          "Completion-style input: appended to a completion endpoint's rendered prompt (one item per line); on a chat endpoint each item is a user message",
-      }),
-    messages: z.array(Message).nullable().optional().openapi({
-      description: "Chat history appended to a chat endpoint's rendered messages",
-    }),
-    stream: z.boolean().nullable().optional().openapi({
-      description: "Reply with Server-Sent Events in OpenAI's chunk format",
-    }),
-    user: z.string().max(256).nullable().optional().openapi({
-      description: "The end user: passed to the provider and logged as the log's user_id",
-    }),
-  })
-  .loose()
-  .openapi("CompletionRequest");
+const body = CompletionRequest.shape;
+documented(body.values, {
+  description:
+    "Values of the template's and search queries' variables (those search does not fill). The built-in `last_user_message` (the request's last user message) cannot be given here. When a variable is missing, the 400 also names the keys no variable uses; unused keys alone are accepted and ignored.",
+  example: { question: "What is a transit?" },
+});
+documented(body.prompt, {
+  description:
+    "Completion-style input: appended to a completion endpoint's rendered prompt (one item per line); on a chat endpoint each item is a user message",
+});
+documented(body.messages, {
+  description: "Chat history appended to a chat endpoint's rendered messages",
+});
+documented(body.stream, {
+  description: "Reply with Server-Sent Events in OpenAI's chunk format",
+});
+documented(body.user, {
+  description: "The end user: passed to the provider and logged as the log's user_id",
+});
+export const CompletionBody = CompletionInput.openapi("CompletionRequest");
 
 const Usage = z.object({
   prompt_tokens: z.number().int(),

@@ -1,7 +1,17 @@
 import { z } from "@hono/zod-openapi";
+import {
+  CreateDatasetInput,
+  CreateEndpointInput,
+  MessageTemplate,
+  ResourceId,
+  ResourceName,
+  SearchBlockInput,
+  UpdateEndpointInput,
+} from "@quarry/core";
+import { documented } from "../openapi.ts";
 
-const Id = z.string().min(1).max(128);
-const Name = z.string().trim().min(1).max(200);
+const Id = ResourceId;
+const Name = ResourceName;
 
 export const ProjectSchema = z
   .object({ id: z.string(), name: z.string(), created_at: z.string() })
@@ -23,34 +33,13 @@ export const CreateApiKeyBody = z
   .strict()
   .openapi("CreateApiKey");
 
-const ColumnSchema = z
-  .object({
-    name: z.string().min(1).max(63),
-    type: z.literal("text").default("text"),
-    embed: z.boolean().default(false),
-  })
-  .strict();
-const MetadataColumnSchema = z
-  .object({
-    name: z.string().min(1).max(63),
-    type: z.enum(["string", "number", "boolean", "string[]"]),
-  })
-  .strict();
-
-export const CreateDatasetBody = z
-  .object({
-    name: Name,
-    kind: z.enum(["standard", "hybrid"]).optional(),
-    columns: z.array(ColumnSchema).min(1).max(32).optional(),
-    metadata_columns: z.array(MetadataColumnSchema).max(64).optional().openapi({
-      description:
-        "Typed metadata keys. CSV uploads turn these columns' cells into metadata of the type (empty cells are left out), and every write of metadata (E5, E8, E9, E11–E13) must give a declared key exactly its type or leave it out (`null` is refused): otherwise 400 `expected <type>` and nothing is written. Undeclared keys stay free-form.",
-    }),
-    embedding_model: z.string().min(1).max(200).optional().openapi({ example: "local/hash" }),
-    dimensions: z.number().int().min(1).max(4000).optional(),
-  })
-  .strict()
-  .openapi("CreateDataset");
+/** The dataset body is core's (`packages/core/src/datasets/create-dataset-input.ts`). */
+documented(CreateDatasetInput.shape.metadata_columns, {
+  description:
+    "Typed metadata keys. CSV uploads turn these columns' cells into metadata of the type (empty cells are left out), and every write of metadata (E5, E8, E9, E11–E13) must give a declared key exactly its type or leave it out (`null` is refused): otherwise 400 `expected <type>` and nothing is written. Undeclared keys stay free-form.",
+});
+documented(CreateDatasetInput.shape.embedding_model, { example: "local/hash" });
+export const CreateDatasetBody = CreateDatasetInput.openapi("CreateDataset");
 
 export const DatasetSchema = z
   .object({
@@ -64,6 +53,14 @@ export const DatasetSchema = z
     embedding_model: z.string(),
     dimensions: z.number().int(),
     created_at: z.string(),
+    row_count: z
+      .number()
+      .int()
+      .describe("Rows the dataset holds now, counted when read (committed writes only)"),
+    document_count: z
+      .number()
+      .int()
+      .describe("Documents the dataset holds now, whatever their status"),
   })
   .openapi("Dataset");
 
@@ -125,40 +122,14 @@ export const DocumentSchema = z
   })
   .openapi("Document");
 
-const MessageTemplate = z
-  .object({ role: z.enum(["system", "user", "assistant"]), content: z.string().max(100_000) })
-  .strict();
-const SearchBlockSchema = z
-  .object({
-    dataset_id: Id,
-    variable: z.string().regex(/^[A-Za-z_][A-Za-z0-9_.-]*$/, "must be a template variable name"),
-    query: z.string().min(1).max(10_000),
-    top_k: z.number().int().min(1).max(100).optional(),
-    filter: z.record(z.string(), z.unknown()).optional(),
-    alpha: z.number().min(0).max(1).optional(),
-  })
-  .strict()
-  .openapi("SearchBlock");
-
-const endpointFields = {
-  model: z.string().min(1).max(200).openapi({ example: "local/echo" }),
-  prompt: z.string().max(100_000).nullable().optional(),
-  messages: z.array(MessageTemplate).min(1).max(100).nullable().optional(),
-  temperature: z.number().min(0).max(2).nullable().optional(),
-  max_tokens: z.number().int().min(1).max(1_000_000).nullable().optional(),
-  search: z.array(SearchBlockSchema).max(8).optional(),
-};
-
-export const CreateEndpointBody = z
-  .object({ name: Name, ...endpointFields })
-  .strict()
-  .openapi("CreateEndpoint");
-
-export const UpdateEndpointBody = z
-  .object({ name: Name.optional(), ...endpointFields, model: endpointFields.model.optional() })
-  .strict()
-  .refine((b) => Object.keys(b).length > 0, { message: "at least one field is required" })
-  .openapi("UpdateEndpoint");
+/**
+ * The endpoint bodies are core's (`packages/core/src/endpoints/endpoint-input.ts`); this file
+ * documents them.
+ */
+const SearchBlockSchema = documented(SearchBlockInput, {}, "SearchBlock");
+documented(CreateEndpointInput.shape.model, { example: "local/echo" });
+export const CreateEndpointBody = CreateEndpointInput.openapi("CreateEndpoint");
+export const UpdateEndpointBody = UpdateEndpointInput.openapi("UpdateEndpoint");
 
 export const EndpointSchema = z
   .object({

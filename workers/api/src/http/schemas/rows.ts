@@ -1,57 +1,35 @@
 import { z } from "@hono/zod-openapi";
+import { DocumentRowsInput, RequestRow, UpdateRowInput, UpsertRowsInput } from "@quarry/core";
+import { documented } from "../openapi.ts";
 
 /**
- * Row shapes (docs/api.md#rows) for the OpenAPI document and first-line validation. The domain
- * validates again against the dataset (columns, system keys, declared metadata types), naming
- * the offending path.
+ * Row shapes (docs/api.md#rows). The request schemas are core's (`packages/core/src/rows`);
+ * this file documents them. The rules that depend on the dataset (its columns, its declared
+ * metadata types) are checked by the domain, naming the offending path.
  */
-const VALUE_TYPES = "must be a string, a number, a boolean or an array of strings";
-/** One user metadata value. `null` is none: a key without a value is left out. */
-export const MetadataValue = z.union([z.string(), z.number(), z.boolean(), z.array(z.string())], {
-  error: (issue) =>
-    issue.input === null
-      ? `${VALUE_TYPES}, not null (leave the key out when there is no value)`
-      : VALUE_TYPES,
-});
+
 /** How declared `metadata_columns` bind user metadata; said wherever metadata is written. */
 export const DECLARED_METADATA_TYPES =
   'Keys the dataset declares in `metadata_columns` must have exactly the declared type (no coercion: `"2024"` is not a number), else 400 `bad_request` naming the key (`rows[3].metadata.year: expected number`) and nothing is written; other keys take any of the four types. `null` is not a value: leave the key out.';
-const UserMetadata = z.record(z.string(), MetadataValue).openapi({
+const userMetadata = {
   description: `User metadata: string, number, boolean or array of strings. ${DECLARED_METADATA_TYPES} \`rowId\`, \`documentId\`, \`url\`, \`chunk\` and \`page\` are the service's and are ignored here.`,
   example: { year: 2021, tags: ["physics"] },
+};
+
+documented(RequestRow.shape.data, {
+  description: "Column → text; keys are dataset columns",
+  example: { text: "…" },
 });
+documented(RequestRow.shape.metadata, userMetadata);
+documented(RequestRow, {}, "RowInput");
+documented(UpdateRowInput.shape.metadata, userMetadata);
 
-export const RowInputSchema = z
-  .object({
-    data: z
-      .record(z.string(), z.string())
-      .openapi({ description: "Column → text; keys are dataset columns", example: { text: "…" } }),
-    metadata: UserMetadata.optional(),
-  })
-  .strict()
-  .openapi("RowInput");
-
-const RowsArray = z.array(RowInputSchema).max(1000);
-
-export const UpsertRowsBody = z
-  .object({
-    document_id: z.string().min(1).max(128).optional().openapi({
-      description: "Document to upsert; created when missing, its rows replaced when present",
-    }),
-    rows: RowsArray,
-  })
-  .strict()
-  .openapi("UpsertRows");
-
-export const RowsBody = z.object({ rows: RowsArray }).strict().openapi("Rows");
-
-export const UpdateRowBody = z
-  .object({
-    data: z.record(z.string(), z.string()).optional(),
-    metadata: UserMetadata.optional(),
-  })
-  .strict()
-  .openapi("UpdateRow");
+export const UpsertRowsBody = UpsertRowsInput.openapi("UpsertRows");
+documented(UpsertRowsInput.shape.document_id, {
+  description: "Document to upsert; created when missing, its rows replaced when present",
+});
+export const RowsBody = DocumentRowsInput.openapi("Rows");
+export const UpdateRowBody = UpdateRowInput.openapi("UpdateRow");
 
 export const RowSchema = z
   .object({

@@ -1,36 +1,27 @@
 import { z } from "@hono/zod-openapi";
+import { DocumentFilteredSearchInput, DocumentSearchInput, RowSearchInput } from "@quarry/core";
+import { documented } from "../openapi.ts";
 
 /**
- * Search bodies and results (E1–E3 in docs/api.md), for the OpenAPI document and first-line
- * validation; the domain validates again (`packages/core/src/search/search-params.ts`).
+ * Search bodies and results (E1–E3 in docs/api.md). The bodies are core's
+ * (`packages/core/src/search/search-input.ts`); this file documents them.
  */
-const Query = z.string().min(1).max(10_000).openapi({
-  description: "The search text",
-  example: "how do telescopes find exoplanets",
-});
-const TopK = (description: string) =>
-  z.number().int().min(1).max(100).optional().openapi({ description, example: 3 });
+const query = { description: "The search text", example: "how do telescopes find exoplanets" };
+const topK = (description: string) => ({ description, example: 3 });
 
-export const SearchBody = z
-  .object({
-    query: Query,
-    top_k: TopK("Number of closest matches; default 3, at most 100"),
-    filter: z
-      .record(z.string(), z.unknown())
-      .optional()
-      .openapi({
-        description:
-          "Metadata filter in Pinecone's language: $eq $ne $gt $gte $lt $lte $in $nin $exists $and $or $not",
-        example: { year: { $gte: 2020 }, tags: "physics" },
-      }),
-    alpha: z.number().min(0).max(1).optional().openapi({
-      description:
-        "Weight of the semantic score against the keyword (BM25) score: 1 pure semantic, 0 pure keyword. Default 0.5 on hybrid datasets, 1 on standard ones.",
-      example: 0.5,
-    }),
-  })
-  .strict()
-  .openapi("Search");
+documented(RowSearchInput.shape.query, query);
+documented(RowSearchInput.shape.top_k, topK("Number of closest matches; default 3, at most 100"));
+documented(RowSearchInput.shape.filter, {
+  description:
+    "Metadata filter in Pinecone's language: $eq $ne $gt $gte $lt $lte $in $nin $exists $and $or $not",
+  example: { year: { $gte: 2020 }, tags: "physics" },
+});
+documented(RowSearchInput.shape.alpha, {
+  description:
+    "Weight of the semantic score against the keyword (BM25) score: 1 pure semantic, 0 pure keyword. Default 0.5 on hybrid datasets, 1 on standard ones.",
+  example: 0.5,
+});
+export const SearchBody = RowSearchInput.openapi("Search");
 
 export const SearchResultSchema = z
   .object({
@@ -49,10 +40,9 @@ export const SearchResponse = z
   .object({ results: z.array(SearchResultSchema) })
   .openapi("SearchResults");
 
-export const DocumentSearchBody = z
-  .object({ query: Query, top_k: TopK("Number of documents; default 3, at most 100") })
-  .strict()
-  .openapi("SearchDocuments");
+documented(DocumentSearchInput.shape.query, query);
+documented(DocumentSearchInput.shape.top_k, topK("Number of documents; default 3, at most 100"));
+export const DocumentSearchBody = DocumentSearchInput.openapi("SearchDocuments");
 
 export const DocumentResultSchema = z
   .object({
@@ -73,14 +63,15 @@ export const DocumentSearchResponse = z
   .object({ results: z.array(DocumentResultSchema) })
   .openapi("DocumentResults");
 
-export const DocumentFilteredSearchBody = z
-  .object({
-    query: Query,
-    top_k_documents: TopK("Documents to find by keywords; default 3, at most 100"),
-    top_k_rows: TopK("Rows to return in total (not per document); default 3, at most 100"),
-  })
-  .strict()
-  .openapi("DocumentFilteredSearch");
+const filtered = DocumentFilteredSearchInput.shape;
+documented(filtered.query, query);
+documented(filtered.top_k_documents, topK("Documents to find by keywords; default 3, at most 100"));
+documented(
+  filtered.top_k_rows,
+  topK("Rows to return in total (not per document); default 3, at most 100"),
+);
+export const DocumentFilteredSearchBody =
+  DocumentFilteredSearchInput.openapi("DocumentFilteredSearch");
 
 export const DocumentFilteredSearchResponse = z
   .object({

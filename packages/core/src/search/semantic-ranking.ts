@@ -1,0 +1,162 @@
+import { type SQL, sql } from "drizzle-orm";
+import type { DatasetRecord } from "../datasets/dataset-view.ts";
+import { scaledVectorSql, scaleVectors } from "../rows/vector-transfer.ts";
+import { type QueryText, queryText } from "./query-text.ts";
+import { vectorExpression, vectorType } from "./search-indexes.ts";
+import { datasetEfSearch, MAX_EF_SEARCH, VECTOR_SEARCH_TUNING } from "./vector-search-tuning.ts";
+
+type SearchedDataset = Pick<DatasetRecord, "id" | "dimensions" | "embeddingModel" | "efSearch">;
+
+/**
+ * Vector search over the dataset's HNSW index, and the settings it runs with. A statement
+ * that uses it must list `queryVectorCte()` among its CTEs.
+ */
+export class SemanticSearch {
+  readonly expression: SQL;
+  /**
+   * The query's vector, parsed once per statement: a statement names it 4–6 times, and each
+   * parse of a dense 384-d literal cost ~0.8 ms in PGlite (see `vector-transfer.ts`). A scalar
+   * subquery is an InitPlan, evaluated once, and HNSW can order by it like by a constant.
+   */
+  readonly queryVector = sql.raw("(SELECT v FROM quarry_query_vector)");
+  readonly #vector: number[];
+
+  constructor(
+    readonly dataset: SearchedDataset,
+    vector: number[],
+    readonly filter: SQL | undefined,
+  ) {
+    this.expression = vectorExpression(dataset.dimensions, "r.embedding");
+    this.#vector = vector;
+  }
+
+  /** `quarry_query_vector(v)`: the query's vector, for `queryVector`. */
+  queryVectorCte(): SQL {
+    const scaled = scaleVectors([this.#vector]);
+    const vector = scaledVectorSql(
+      sql`${scaled.integers[0]}`,
+      scaled.exponent,
+      this.dataset.dimensions,
+    );
+    return sql`quarry_query_vector AS MATERIALIZED (
+      SELECT ${vector}::${sql.raw(vectorType(this.dataset.dimensions))} AS v)`;
+  }
+
+  /** `r`'s cosine distance to the query, in [0, 2]; null for a row without an embedding. */
+  distance(): SQL {
+    return sql`(${this.expression} <=> ${this.queryVector})`;
+  }
+
+  /**
+   * The `limit` nearest rows `(id, distance)`, in no particular order (callers sort on
+   * `distance`). A dataset's rows are either in its HNSW graph (`indexed_vectors`) or in the
+   * backlog that waits for it (`vector_backlog`, see `indexVectorBacklog`); each side gives
+   * its `limit` nearest and the union holds the overall `limit` nearest. Unfiltered, the graph
+   * side is an HNSW scan: the expression and the `dataset_id` predicate are the index's, so
+   * the planner can use it; the backlog side is ranked exactly. With a filter it depends on how
+   * many rows pass it, which one statement finds out first (`probe`, at most `exactFilterRows`
+   * + 1 rows read):
+   * - few: all of them are ranked exactly — recall 1, and cheaper than walking the graph past
+   *   the many rows a selective filter rejects;
+   * - many: pgvector's iterative index scan walks the graph until `limit` rows pass the filter
+   *   (or `maxScanTuples` rows were visited), in relaxed order; the backlog's rows that pass
+   *   it are ranked exactly.
+   */
+  candidatesSql(limit: number): SQL {
+    // `indexed_vectors` and `vector_backlog` are kept by triggers on `rows`: packages/db/README.md
+    const graph = vectorExpression(this.dataset.dimensions, "v.embedding");
+    const ofBacklog = sql`FROM vector_backlog b JOIN rows r ON r.id = b.row_id
+      WHERE b.dataset_id = ${this.dataset.id} AND r.embedding IS NOT NULL`;
+    if (!this.filter) {
+      return sql`(${this.graphSql(sql`LIMIT ${limit}::int`)})
+      UNION ALL
+      (SELECT r.id, ${this.distance()} AS distance ${ofBacklog} ORDER BY 2, 1 LIMIT ${limit}::int)`;
+    }
+    const cap = VECTOR_SEARCH_TUNING.exactFilterRows;
+    const base = sql`FROM rows r WHERE r.dataset_id = ${this.dataset.id} AND r.embedding IS NOT NULL`;
+    return sql`WITH probe AS MATERIALIZED (
+        SELECT r.id ${base} AND ${this.filter} LIMIT ${cap + 1}::int
+      ),
+      few AS (SELECT count(*) <= ${cap}::int AS yes FROM probe)
+      (SELECT r.id, ${this.distance()} AS distance
+       FROM probe p JOIN rows r ON r.id = p.id
+       WHERE (SELECT yes FROM few)
+       ORDER BY 2, 1 LIMIT ${limit}::int)
+      UNION ALL
+      (SELECT v.row_id AS id, (${graph} <=> ${this.queryVector}) AS distance
+       FROM indexed_vectors v JOIN rows r ON r.id = v.row_id
+       WHERE v.dataset_id = ${this.dataset.id} AND ${this.filter} AND NOT (SELECT yes FROM few)
+       ORDER BY ${graph} <=> ${this.queryVector} LIMIT ${limit}::int)
+      UNION ALL
+      (SELECT r.id, ${this.distance()} AS distance ${ofBacklog} AND ${this.filter}
+         AND NOT (SELECT yes FROM few)
+       ORDER BY 2, 1 LIMIT ${limit}::int)`;
+  }
+
+  /**
+   * The graph's nearest `(id, distance)` by an HNSW scan, nearest first: the expression and the
+   * `dataset_id` predicate are the index's, so the planner can use it. `limit` is the LIMIT
+   * clause (`LIMIT n`, or `limit()` to apply the settings in the same statement).
+   */
+  graphSql(limit: SQL): SQL {
+    const graph = vectorExpression(this.dataset.dimensions, "v.embedding");
+    return sql`SELECT v.row_id AS id, (${graph} <=> ${this.queryVector}) AS distance
+      FROM indexed_vectors v WHERE v.dataset_id = ${this.dataset.id}
+      ORDER BY ${graph} <=> ${this.queryVector} ${limit}`;
+  }
+
+  /** Pure semantic ranking (alpha = 1) of the `topK` nearest rows. */
+  rankSql(topK: number): SQL {
+    return sql`WITH ${this.queryVectorCte()}
+      SELECT r.id, r.data, r.metadata, greatest(0, 1 - c.distance) AS confidence
+      FROM (${this.candidatesSql(topK)}) AS c JOIN rows r ON r.id = c.id
+      ORDER BY c.distance, c.id
+      ${this.limit(topK, topK)}`;
+  }
+
+  /**
+   * HNSW's candidate list: the dataset's own, measured on its graph for recall@10 (see
+   * `calibrateEfSearch`), or its model family's default until then (`datasetEfSearch`); never
+   * below the rows asked for, and at most pgvector's ceiling.
+   */
+  efSearch(candidates: number): number {
+    return Math.min(MAX_EF_SEARCH, Math.max(candidates, datasetEfSearch(this.dataset)));
+  }
+
+  /**
+   * The statement's LIMIT, which also applies the HNSW settings: pgvector reads them when the
+   * index scan starts, and a Limit node evaluates its count (this sub-select, so the
+   * `set_config` calls) before it asks its input for the first row. `set_config(…, true)` is
+   * local to the transaction — the statement itself, outside an explicit one — so it needs no
+   * separate round trip and leaks into no other query.
+   */
+  limit(count: number, candidates: number): SQL {
+    const settings: [string, SQL][] = [
+      ["hnsw.ef_search", sql`${String(this.efSearch(candidates))}::text`],
+    ];
+    if (this.filter) {
+      settings.push(
+        ["hnsw.iterative_scan", sql`${"relaxed_order"}::text`],
+        ["hnsw.max_scan_tuples", sql`${String(VECTOR_SEARCH_TUNING.maxScanTuples)}::text`],
+      );
+    }
+    const calls = sql.join(
+      settings.map(([name, value]) => sql`set_config(${name}, ${value}, true)`),
+      sql`, `,
+    );
+    return sql`LIMIT (SELECT ${count}::int FROM (SELECT ${calls}) AS quarry_search_settings)`;
+  }
+}
+
+/**
+ * The statement E2 sends for an unfiltered semantic search (alpha = 1), as Postgres receives
+ * it: for callers that run it over a driver of their own, such as the search bench's raw-SQL
+ * baseline, so that they measure exactly what the service runs.
+ */
+export function semanticRankingQuery(
+  dataset: SearchedDataset,
+  vector: number[],
+  topK: number,
+): QueryText {
+  return queryText(new SemanticSearch(dataset, vector, undefined).rankSql(topK));
+}

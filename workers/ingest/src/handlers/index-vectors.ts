@@ -1,0 +1,74 @@
+import {
+  calibrateEfSearch,
+  foldKeywordDeltas,
+  indexVectorBacklog,
+  type VectorIndexMessage,
+  vectorIndexTurn,
+} from "@quarry/core";
+import type { HandlerDeps, MessageHandler } from "../handler.ts";
+import { log, reasonOf } from "../log.ts";
+import { ack, backoffSeconds, retryAfter } from "../outcome.ts";
+
+/**
+ * Backlog rows one `index-vectors` message moves into the graph before it hands the rest to
+ * a new message: a few seconds of database time, so slices of other documents interleave.
+ */
+export const VECTOR_INDEX_ROWS_PER_MESSAGE = 2000;
+
+/**
+ * Moves a bounded part of a dataset's vector backlog into its HNSW graph
+ * (`indexVectorBacklog`), once the dataset has no document being ingested
+ * (`vectorIndexTurn`; until then the message comes back later).
+ */
+export const handleIndexVectors: MessageHandler<VectorIndexMessage> = async (
+  message,
+  delivery,
+  deps,
+) => {
+  const { db } = deps;
+  try {
+    const turn = await vectorIndexTurn(db, message);
+    if (turn.kind === "defer") {
+      await deps.send(turn.message, { delaySeconds: turn.delaySeconds });
+      return ack;
+    }
+    // The writes that asked for this message appended keyword deltas too: fold them while
+    // the dataset has its turn, so searches add up only a few.
+    const folded = await foldKeywordDeltas(db, message.datasetId);
+    const progress = await indexVectorBacklog(db, message.datasetId, VECTOR_INDEX_ROWS_PER_MESSAGE);
+    log("info", "vectors indexed", { dataset: message.datasetId, folded, ...progress });
+    if (progress.pending === 0) await calibrate(message, deps);
+    // None moved while some wait: another indexer holds them and carries on.
+    if (progress.pending > 0 && progress.indexed > 0) await deps.send(message);
+    return ack;
+  } catch (error) {
+    log("warn", "vector indexing failed; retrying", {
+      dataset: message.datasetId,
+      reason: reasonOf(error),
+    });
+    return retryAfter(backoffSeconds(delivery.attempts));
+  }
+};
+
+/**
+ * A drained backlog: the graph holds every vector, the moment to measure the candidate list
+ * size it needs, when it has grown enough since the last time (the check is one small read).
+ * A failed measurement is only logged: the indexing is done.
+ */
+async function calibrate(message: VectorIndexMessage, deps: HandlerDeps): Promise<void> {
+  try {
+    // Its queries are embedded with the dataset's own model (the providers').
+    const tuning = await calibrateEfSearch(
+      { db: deps.db, projectId: message.projectId, providers: deps.providers },
+      message.datasetId,
+    );
+    if (tuning.measured) {
+      log("info", "ef_search calibrated", { dataset: message.datasetId, ...tuning });
+    }
+  } catch (error) {
+    log("warn", "ef_search calibration failed", {
+      dataset: message.datasetId,
+      reason: reasonOf(error),
+    });
+  }
+}
