@@ -3,6 +3,7 @@ import { eq } from "drizzle-orm";
 import { describe, expect, it } from "vitest";
 import {
   BadRequestError,
+  CommentOnLogInput,
   commentOnLog,
   completeEndpoint,
   createEndpoint,
@@ -10,6 +11,8 @@ import {
   NotFoundError,
   type ProjectContext,
   parseCompletionInput,
+  parseInput,
+  RateLogsInput,
   rateLogs,
   UnauthorizedError,
 } from "../src/index.ts";
@@ -44,11 +47,13 @@ async function endpointWithLogs(ctx: ProjectContext, count: number) {
   return { endpointId: endpoint.id, ids };
 }
 
+/** A comment's time as E10 shows it: ISO 8601, UTC. */
+const at = expect.stringMatching(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/);
 describe("E7 list logs", () => {
   it("lists newest first in the API contract's listing form, page by page", async () => {
     const { ctx } = await createTenant(db, "logs-list");
     const { endpointId, ids } = await endpointWithLogs(ctx, 5);
-    const all = await listLogs(ctx, endpointId, { page: 1, pageSize: 50 });
+    const all = await listLogs(ctx, endpointId, { page: 1, page_size: 50 });
     expect(all.map((l) => l.id)).toEqual([...ids].reverse());
     const newest = all[0]!;
     expect(newest).toEqual({
@@ -67,9 +72,9 @@ describe("E7 list logs", () => {
       latency: expect.any(Number),
     });
 
-    const page2 = await listLogs(ctx, endpointId, { page: 2, pageSize: 2 });
+    const page2 = await listLogs(ctx, endpointId, { page: 2, page_size: 2 });
     expect(page2.map((l) => l.id)).toEqual([ids[2], ids[1]]);
-    expect(await listLogs(ctx, endpointId, { page: 4, pageSize: 2 })).toEqual([]);
+    expect(await listLogs(ctx, endpointId, { page: 4, page_size: 2 })).toEqual([]);
   });
 
   it("shows a failed completion's status and error", async () => {
@@ -81,7 +86,7 @@ describe("E7 list logs", () => {
         callerId: caller.keyId,
       }),
     ).rejects.toThrow(/OPENAI_API_KEY/);
-    const [log] = await listLogs(ctx, endpoint.id, { page: 1, pageSize: 10 });
+    const [log] = await listLogs(ctx, endpoint.id, { page: 1, page_size: 10 });
     const status = JSON.parse(log?.status ?? "{}");
     expect(status.status).toBe(502);
     expect(status.error).toContain("OPENAI_API_KEY");
@@ -91,10 +96,10 @@ describe("E7 list logs", () => {
     const { ctx } = await createTenant(db, "logs-owner");
     const { ctx: other } = await createTenant(db, "logs-other");
     const { endpointId } = await endpointWithLogs(ctx, 1);
-    await expect(listLogs(other, endpointId, { page: 1, pageSize: 10 })).rejects.toBeInstanceOf(
+    await expect(listLogs(other, endpointId, { page: 1, page_size: 10 })).rejects.toBeInstanceOf(
       UnauthorizedError,
     );
-    await expect(listLogs(ctx, "ep_nope", { page: 1, pageSize: 10 })).rejects.toBeInstanceOf(
+    await expect(listLogs(ctx, "ep_nope", { page: 1, page_size: 10 })).rejects.toBeInstanceOf(
       NotFoundError,
     );
   });
@@ -132,8 +137,8 @@ describe("E15 ratings", () => {
     const { endpointId, ids } = await endpointWithLogs(ctx, 3);
     const rated = await rateLogs(ctx, endpointId, {
       logs: [
-        { usage_id: ids[2], positive_rating: false },
-        { usage_id: ids[0], positive_rating: true },
+        { usage_id: ids[2]!, positive_rating: false },
+        { usage_id: ids[0]!, positive_rating: true },
       ],
     });
     expect(Array.isArray(rated)).toBe(true);
@@ -141,7 +146,7 @@ describe("E15 ratings", () => {
       [ids[2], -1],
       [ids[0], 1],
     ]);
-    const listed = await listLogs(ctx, endpointId, { page: 1, pageSize: 10 });
+    const listed = await listLogs(ctx, endpointId, { page: 1, page_size: 10 });
     expect(listed.map((l) => l.positive_rating)).toEqual([false, null, true]);
   });
 
@@ -152,15 +157,15 @@ describe("E15 ratings", () => {
     for (const stranger of ["no-such-log", elsewhere[0]!]) {
       const error = await rateLogs(ctx, endpointId, {
         logs: [
-          { usage_id: ids[0], positive_rating: true },
+          { usage_id: ids[0]!, positive_rating: true },
           { usage_id: stranger, positive_rating: true },
-          { usage_id: ids[1], positive_rating: false },
+          { usage_id: ids[1]!, positive_rating: false },
         ],
       }).catch((e: unknown) => e);
       expect(error).toBeInstanceOf(NotFoundError);
       expect((error as Error).message).toContain(stranger);
     }
-    const listed = await listLogs(ctx, endpointId, { page: 1, pageSize: 10 });
+    const listed = await listLogs(ctx, endpointId, { page: 1, page_size: 10 });
     expect(listed.map((l) => l.positive_rating)).toEqual([null, null]);
   });
 
@@ -173,7 +178,9 @@ describe("E15 ratings", () => {
   ])("rejects %j naming %s", async (body, field) => {
     const { ctx } = await createTenant(db, "rate-bad");
     const { endpointId } = await endpointWithLogs(ctx, 1);
-    const error = await rateLogs(ctx, endpointId, body).catch((e: unknown) => e);
+    const error = await Promise.resolve()
+      .then(() => rateLogs(ctx, endpointId, parseInput(RateLogsInput, body)))
+      .catch((e: unknown) => e);
     expect(error).toBeInstanceOf(BadRequestError);
     expect((error as Error).message.startsWith(`${field}:`)).toBe(true);
   });
@@ -200,8 +207,8 @@ describe("E10 comments", () => {
       positive_rating: null,
       variant_id: "1",
       comments: [
-        { name: "ops key", email: "ops@example.com", comment: "Too short." },
-        { name: "Ada", email: "ada@example.com", comment: "Good sources." },
+        { name: "ops key", email: "ops@example.com", comment: "Too short.", created_at: at },
+        { name: "Ada", email: "ada@example.com", comment: "Good sources.", created_at: at },
       ],
     });
     const anonymous = await commentOnLog(
@@ -226,7 +233,15 @@ describe("E10 comments", () => {
       commentOnLog(ctx, endpointId, elsewhere[0]!, { comment: "x" }, caller),
     ).rejects.toBeInstanceOf(NotFoundError);
     await expect(
-      commentOnLog(ctx, endpointId, elsewhere[0]!, { comment: " " }, caller),
+      Promise.resolve().then(() =>
+        commentOnLog(
+          ctx,
+          endpointId,
+          elsewhere[0]!,
+          parseInput(CommentOnLogInput, { comment: " " }),
+          caller,
+        ),
+      ),
     ).rejects.toThrow("comment:");
   });
 });

@@ -21,6 +21,7 @@ import { securityHeaders } from "./middleware/security-headers.ts";
 import { services } from "./middleware/services.ts";
 import { registerAdmin } from "./routes/admin.ts";
 import { registerCompletions } from "./routes/completions.ts";
+import { registerConsole } from "./routes/console.ts";
 import { registerDatasets } from "./routes/datasets.ts";
 import { registerDocs } from "./routes/docs.ts";
 import { registerDocuments } from "./routes/documents.ts";
@@ -51,6 +52,7 @@ export function createApp(config: (env: HonoEnv["Bindings"]) => Config) {
 
   registerHealth(app);
   registerDocs(app);
+  registerConsole(app);
   registerAdmin(app);
   registerDatasets(app);
   registerDocuments(app);

@@ -31,6 +31,8 @@ async function endpointWithLogs(count: number) {
 const rate = (id: string, body: unknown, token: string = tenant.key) =>
   call(`/endpoints/${id}/logs`, { method: "PATCH", token, body });
 
+/** A comment's time as E10 shows it: ISO 8601, UTC. */
+const at = expect.stringMatching(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/);
 describe("E7 list logs", () => {
   it("lists newest first, in the API contract's listing form, paged by a JSON body or the query string", async () => {
     const { id, ids } = await endpointWithLogs(4);
@@ -171,8 +173,8 @@ describe("E10 comments", () => {
       positive_rating: null,
       variant_id: "1",
       comments: [
-        { name: "logs-key", email: "logs@example.com", comment: "Vague." },
-        { name: "Rita", email: "rita@example.com", comment: "Better." },
+        { name: "logs-key", email: "logs@example.com", comment: "Vague.", created_at: at },
+        { name: "Rita", email: "rita@example.com", comment: "Better.", created_at: at },
       ],
     });
   });

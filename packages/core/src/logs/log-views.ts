@@ -23,6 +23,20 @@ export interface LogListing {
   deployment_id: number;
   /** milliseconds from the request to the completion's end */
   latency: number | null;
+  prompt_tokens: number;
+  completion_tokens: number;
+  /** prompt_cost + completion_cost, in dollars */
+  cost: number;
+  /** E10's comments on the log, oldest first */
+  comments: LogComment[];
+}
+
+/** A comment as the listing and the export show it. */
+export interface LogComment {
+  name: string;
+  email: string;
+  comment: string;
+  created_at: string;
 }
 
 /** A log in rating form, as E15 answers (docs/api.md#logs). */
@@ -59,10 +73,10 @@ export interface LogWithComments {
   positive_rating: boolean | null;
   /** the endpoint deployment that served the completion */
   variant_id: string;
-  comments: { name: string; email: string; comment: string }[];
+  comments: LogComment[];
 }
 
-export function toLogListing(log: LogRecord): LogListing {
+export function toLogListing(log: LogRecord, comments: LogCommentRecord[]): LogListing {
   return {
     id: log.id,
     user_id: log.userId,
@@ -79,6 +93,19 @@ export function toLogListing(log: LogRecord): LogListing {
     ),
     deployment_id: log.deploymentId,
     latency: log.latencyMs,
+    prompt_tokens: log.promptTokens,
+    completion_tokens: log.completionTokens,
+    cost: log.promptCost + log.completionCost,
+    comments: comments.map(toLogComment),
+  };
+}
+
+export function toLogComment(comment: LogCommentRecord): LogComment {
+  return {
+    name: comment.name,
+    email: comment.email,
+    comment: comment.comment,
+    created_at: comment.createdAt.toISOString(),
   };
 }
 
@@ -111,7 +138,7 @@ export function toLogWithComments(log: LogRecord, comments: LogCommentRecord[]):
     date: dateOf(log.createdAt),
     positive_rating: log.positiveRating,
     variant_id: String(log.deploymentId),
-    comments: comments.map((c) => ({ name: c.name, email: c.email, comment: c.comment })),
+    comments: comments.map(toLogComment),
   };
 }
 

@@ -2,12 +2,9 @@ import { logs } from "@quarry/db";
 import { and, eq, inArray, sql } from "drizzle-orm";
 import { requireEndpoint } from "../endpoints/require-endpoint.ts";
 import type { ProjectContext } from "../shared/context.ts";
-import { BadRequestError, NotFoundError } from "../shared/errors.ts";
+import { NotFoundError } from "../shared/errors.ts";
 import { type LogRating, toLogRating } from "./log-views.ts";
-
-export const MAX_RATINGS_PER_BATCH = 1000;
-
-type Rating = boolean | null;
+import type { RateLogsInput } from "./rate-logs-input.ts";
 
 /**
  * E15. The single form `{usage_id, positive_rating}` answers with the log in rating form;
@@ -19,11 +16,15 @@ type Rating = boolean | null;
 export async function rateLogs(
   ctx: ProjectContext,
   endpointId: string,
-  body: unknown,
+  input: RateLogsInput,
 ): Promise<LogRating | LogRating[]> {
-  const request = parseRatings(body);
   const endpoint = await requireEndpoint(ctx, endpointId);
-  const ratings = new Map(request.ratings);
+  // A usage_id given twice takes its last rating.
+  const ratings = new Map<string, boolean | null>(
+    input.logs
+      ? input.logs.map((r) => [r.usage_id, r.positive_rating])
+      : [[input.usage_id ?? "", input.positive_rating ?? null]],
+  );
   const ids = [...ratings.keys()];
   const ratingCase = sql`CASE ${logs.id} ${sql.join(
     ids.map((id) => sql`WHEN ${id} THEN ${ratings.get(id) ?? null}::boolean`),
@@ -57,46 +58,5 @@ export async function rateLogs(
   }
   const byId = new Map(updated.map((log) => [log.id, toLogRating(log)]));
   const views = ids.map((id) => byId.get(id) as LogRating);
-  return request.batch ? views : (views[0] as LogRating);
-}
-
-function parseRatings(body: unknown): { batch: boolean; ratings: [string, Rating][] } {
-  if (typeof body !== "object" || body === null || Array.isArray(body)) {
-    throw new BadRequestError("must be a JSON object", "body");
-  }
-  const fields = body as Record<string, unknown>;
-  if (fields.logs !== undefined) {
-    if (fields.usage_id !== undefined || fields.positive_rating !== undefined) {
-      throw new BadRequestError("give either logs, or usage_id with positive_rating", "logs");
-    }
-    if (!Array.isArray(fields.logs) || fields.logs.length === 0) {
-      throw new BadRequestError("must be a non-empty list of {usage_id, positive_rating}", "logs");
-    }
-    if (fields.logs.length > MAX_RATINGS_PER_BATCH) {
-      throw new BadRequestError(`at most ${MAX_RATINGS_PER_BATCH} ratings per request`, "logs");
-    }
-    // A usage_id given twice takes its last rating.
-    return { batch: true, ratings: fields.logs.map((item, i) => parseRating(item, `logs[${i}].`)) };
-  }
-  return { batch: false, ratings: [parseRating(fields, "")] };
-}
-
-function parseRating(item: unknown, prefix: string): [string, Rating] {
-  if (typeof item !== "object" || item === null || Array.isArray(item)) {
-    throw new BadRequestError("must be an object {usage_id, positive_rating}", prefix.slice(0, -1));
-  }
-  const { usage_id: id, positive_rating: rating } = item as Record<string, unknown>;
-  if (typeof id !== "string" || id === "") {
-    throw new BadRequestError(
-      "is required: the log id (a completion's usage_id)",
-      `${prefix}usage_id`,
-    );
-  }
-  if (typeof rating !== "boolean" && rating !== null) {
-    throw new BadRequestError(
-      "is required: true, false (or null to clear)",
-      `${prefix}positive_rating`,
-    );
-  }
-  return [id, rating];
+  return input.logs ? views : (views[0] as LogRating);
 }

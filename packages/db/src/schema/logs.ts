@@ -40,7 +40,28 @@ export const logs = pgTable(
     latencyMs: integer("latency_ms"),
     createdAt: timestamp("created_at", { withTimezone: true, mode: "date" }).notNull().defaultNow(),
   },
-  (t) => [index("logs_endpoint_created_idx").on(t.endpointId, t.createdAt.desc(), t.id.desc())],
+  (t) => [
+    index("logs_endpoint_created_idx").on(t.endpointId, t.createdAt.desc(), t.id.desc()),
+    // E7's filters (docs/api.md#e7-list-logs): a rating, a user or a status, newest first.
+    index("logs_endpoint_rating_created_idx").on(
+      t.endpointId,
+      t.positiveRating,
+      t.createdAt.desc(),
+      t.id.desc(),
+    ),
+    index("logs_endpoint_user_created_idx").on(
+      t.endpointId,
+      t.userId,
+      t.createdAt.desc(),
+      t.id.desc(),
+    ),
+    index("logs_endpoint_status_created_idx").on(
+      t.endpointId,
+      t.status,
+      t.createdAt.desc(),
+      t.id.desc(),
+    ),
+  ],
 );
 
 export const logComments = pgTable(

@@ -1,7 +1,8 @@
-import { createRoute, type OpenAPIHono } from "@hono/zod-openapi";
-import { createApiKey, createProject, revokeApiKey } from "@quarry/core";
+import { createRoute, type OpenAPIHono, z } from "@hono/zod-openapi";
+import { createApiKey, createProject, listApiKeys, listProjects, revokeApiKey } from "@quarry/core";
 import type { HonoEnv } from "../http/hono-env.ts";
 import { adminSecurity, errorResponses, jsonBody, jsonResponse } from "../http/openapi.ts";
+import { AdminListQuery, ApiKeySummarySchema } from "../http/schemas/admin.ts";
 import {
   ApiKeySchema,
   CreateApiKeyBody,
@@ -33,6 +34,31 @@ const createKeyRoute = createRoute({
   responses: { 201: jsonResponse(ApiKeySchema, "The new key"), ...errorResponses },
 });
 
+const listProjectsRoute = createRoute({
+  method: "get",
+  path: "/admin/projects",
+  operationId: "listProjects",
+  tags: ["Admin"],
+  summary: "List every project, oldest first",
+  security: adminSecurity,
+  request: { query: AdminListQuery },
+  responses: { 200: jsonResponse(z.array(ProjectSchema), "Projects"), ...errorResponses },
+});
+
+const listKeysRoute = createRoute({
+  method: "get",
+  path: "/admin/projects/{id}/keys",
+  operationId: "listApiKeys",
+  tags: ["Admin"],
+  summary: "List a project's API keys, revoked ones included (never the key itself)",
+  security: adminSecurity,
+  request: { params: ProjectParams, query: AdminListQuery },
+  responses: {
+    200: jsonResponse(z.array(ApiKeySummarySchema), "The project's keys, oldest first"),
+    ...errorResponses,
+  },
+});
+
 const revokeKeyRoute = createRoute({
   method: "delete",
   path: "/admin/keys/{key_id}",
@@ -56,6 +82,17 @@ export function registerAdmin(app: OpenAPIHono<HonoEnv>) {
       ...body,
     });
     return c.json(key, 201);
+  });
+  app.openapi(listProjectsRoute, async (c) => {
+    return c.json(await listProjects(c.get("services").db(), c.req.valid("query")), 200);
+  });
+  app.openapi(listKeysRoute, async (c) => {
+    const keys = await listApiKeys(
+      c.get("services").db(),
+      c.req.valid("param").id,
+      c.req.valid("query"),
+    );
+    return c.json(keys, 200);
   });
   app.openapi(revokeKeyRoute, async (c) => {
     const services = c.get("services");

@@ -1,17 +1,18 @@
 import { createRoute, type OpenAPIHono, z } from "@hono/zod-openapi";
 import {
-  BadRequestError,
   commentOnLog,
-  DEFAULT_LOG_PAGE_SIZE,
+  exportLogs,
   listLogs,
-  MAX_LOG_PAGE_SIZE,
+  parseExportLogsParams,
+  parseListLogsParams,
   rateLogs,
 } from "@quarry/core";
-import { integerParam, readGetParams } from "../http/get-params.ts";
+import { readGetParams } from "../http/get-params.ts";
 import type { HonoEnv } from "../http/hono-env.ts";
 import { errorResponses, jsonBody, jsonResponse, projectSecurity } from "../http/openapi.ts";
 import {
   CommentBody,
+  ExportLogsQuery,
   ListLogsQuery,
   LogListingSchema,
   LogParams,
@@ -28,12 +29,34 @@ const listRoute = createRoute({
   path: "/endpoints/{id}/logs",
   operationId: "listLogs",
   tags,
-  summary: "E7 List an endpoint's completion logs, newest first",
+  summary: "E7 List an endpoint's completion logs, newest first, filtered",
   description:
-    "Parameters come from a JSON body `{page, page_size}` (a body on GET, as the API contract shows it) or from the query string; the body wins when both are given.",
+    "Parameters come from a JSON body `{page, page_size, rating, has_comments, since, until, user, status}` (a body on GET, as the API contract shows it) or from the query string; the body wins when both are given. A filter left out does not filter; an unknown parameter or value is a 400 naming it.",
   security: projectSecurity,
   request: { params: EndpointParams, query: ListLogsQuery },
   responses: { 200: jsonResponse(z.array(LogListingSchema), "Logs"), ...errorResponses },
+});
+
+const exportRoute = createRoute({
+  method: "get",
+  path: "/endpoints/{id}/logs/export",
+  operationId: "exportLogs",
+  tags,
+  summary: "Export an endpoint's logs (E7's filters) with their ratings and comments",
+  description:
+    "Every matching log, newest first, one record per log: `jsonl` (JSON Lines) or `csv` (RFC 4180, a header row, CRLF line ends; lists and objects as JSON text). Streamed as it is read, so an export of any size starts at once; sent as an attachment.",
+  security: projectSecurity,
+  request: { params: EndpointParams, query: ExportLogsQuery },
+  responses: {
+    200: {
+      description: "The logs, one record per line",
+      content: {
+        "application/x-ndjson": { schema: z.string() },
+        "text/csv": { schema: z.string() },
+      },
+    },
+    ...errorResponses,
+  },
 });
 
 const rateRoute = createRoute({
@@ -70,18 +93,21 @@ const commentRoute = createRoute({
 
 export function registerLogs(app: OpenAPIHono<HonoEnv>) {
   app.openapi(listRoute, async (c) => {
-    const params = await readGetParams(c);
-    const unknown = Object.keys(params).find((k) => !["page", "page_size"].includes(k));
-    if (unknown) throw new BadRequestError("unknown parameter; use page, page_size", unknown);
-    const page = {
-      page: integerParam(params.page, "page", { min: 1, max: 10_000_000, fallback: 1 }),
-      pageSize: integerParam(params.page_size, "page_size", {
-        min: 1,
-        max: MAX_LOG_PAGE_SIZE,
-        fallback: DEFAULT_LOG_PAGE_SIZE,
-      }),
-    };
-    return c.json(await listLogs(c.var.project, c.req.valid("param").id, page), 200);
+    // The query was validated by the route; the body (when sent) is validated here, merged.
+    const input = parseListLogsParams(await readGetParams(c));
+    return c.json(await listLogs(c.var.project, c.req.valid("param").id, input), 200);
+  });
+  app.openapi(exportRoute, async (c) => {
+    const input = parseExportLogsParams(c.req.query());
+    const exported = await exportLogs(c.var.project, c.req.valid("param").id, input);
+    // The body is read from the database while it is sent: keep the worker and its
+    // connection until it is done (or the client went away).
+    c.executionCtx.waitUntil(exported.finished);
+    c.var.services.defer(exported.finished);
+    return c.body(exported.body, 200, {
+      "Content-Type": exported.contentType,
+      "Content-Disposition": exported.contentDisposition,
+    });
   });
   app.openapi(rateRoute, async (c) => {
     const rated = await rateLogs(c.var.project, c.req.valid("param").id, c.req.valid("json"));

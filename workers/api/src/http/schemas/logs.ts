@@ -1,9 +1,18 @@
 import { z } from "@hono/zod-openapi";
+import {
+  CommentOnLogInput,
+  DEFAULT_LOG_PAGE_SIZE,
+  ExportLogsInput,
+  ListLogsInput,
+  LogFiltersInput,
+  MAX_LOG_PAGE_SIZE,
+  RateLogsInput,
+} from "@quarry/core";
 import { EndpointParams } from "./management.ts";
 
 /**
- * E7, E10 and E15 (the log forms of docs/api.md#logs); the domain validates bodies again
- * (`packages/core/src/logs`).
+ * E7, E10, E15 and the log export (docs/api.md#logs). The request schemas are the domain's
+ * (`packages/core/src/logs/*-input.ts`); here they only gain their OpenAPI descriptions.
  */
 export const LogParams = EndpointParams.extend({
   log_id: z
@@ -13,16 +22,52 @@ export const LogParams = EndpointParams.extend({
     .openapi({ param: { name: "log_id", in: "path" }, description: "Log id (usage_id)" }),
 });
 
-export const ListLogsQuery = z.object({
-  page: z.coerce.number().int().min(1).optional().openapi({ description: "From 1; default 1" }),
-  page_size: z.coerce
-    .number()
-    .int()
-    .min(1)
-    .max(1000)
-    .optional()
-    .openapi({ description: "Default 50, at most 1000" }),
+const filterFields = LogFiltersInput.shape;
+
+/** E7's filters with their OpenAPI descriptions; the export takes the same ones. */
+const filterParams = {
+  rating: filterFields.rating.openapi({
+    description: "positive, negative or unrated (no rating yet)",
+  }),
+  has_comments: filterFields.has_comments.openapi({
+    description: "true: only logs with at least one comment (E10); false: only logs without",
+  }),
+  since: filterFields.since.openapi({
+    description:
+      "ISO 8601 date or date-time, inclusive: logs created at or after it (no offset means UTC)",
+    example: "2024-05-01T00:00:00Z",
+  }),
+  until: filterFields.until.openapi({
+    description:
+      "ISO 8601 date or date-time, inclusive: logs created at or before it (no offset means UTC)",
+    example: "2024-05-31T23:59:59.999Z",
+  }),
+  user: filterFields.user.openapi({
+    description: "The log's user: the calling key's id, or the `user` the completion request gave",
+  }),
+  status: filterFields.status.openapi({
+    description: "HTTP status of the completion: 200, or the error it ended with (e.g. 502)",
+  }),
+};
+
+export const ListLogsQuery = ListLogsInput.extend({
+  page: ListLogsInput.shape.page.openapi({ description: "From 1; default 1" }),
+  page_size: ListLogsInput.shape.page_size.openapi({
+    description: `Default ${DEFAULT_LOG_PAGE_SIZE}, at most ${MAX_LOG_PAGE_SIZE}`,
+  }),
+  ...filterParams,
 });
+
+export const ExportLogsQuery = ExportLogsInput.extend({
+  format: ExportLogsInput.shape.format.openapi({
+    description: "jsonl (JSON Lines, the default) or csv (RFC 4180, with a header row)",
+  }),
+  ...filterParams,
+});
+
+export const LogCommentSchema = z
+  .object({ name: z.string(), email: z.string(), comment: z.string(), created_at: z.string() })
+  .openapi("LogComment");
 
 export const LogListingSchema = z
   .object({
@@ -39,19 +84,17 @@ export const LogListingSchema = z
     status: z.string().openapi({ description: 'JSON text: {"status": <HTTP status>, "error"?}' }),
     deployment_id: z.number().int(),
     latency: z.number().nullable().openapi({ description: "Milliseconds" }),
+    prompt_tokens: z.number().int(),
+    completion_tokens: z.number().int(),
+    cost: z.number().openapi({ description: "prompt_cost + completion_cost, in dollars" }),
+    comments: z.array(LogCommentSchema).openapi({ description: "E10's comments, oldest first" }),
   })
   .openapi("Log");
 
-const Rating = z.object({ usage_id: z.string(), positive_rating: z.boolean().nullable() });
-
-export const RateLogsBody = z
-  .object({
-    logs: z.array(Rating).optional().openapi({ description: "Batch form (all or nothing)" }),
-    usage_id: z.string().optional().openapi({ description: "Single form" }),
-    positive_rating: z.boolean().nullable().optional().openapi({ description: "Single form" }),
-  })
-  .strict()
-  .openapi("RateLogs");
+export const RateLogsBody = RateLogsInput.openapi("RateLogs", {
+  description:
+    "The single form (usage_id, positive_rating) or the batch form (logs, all or nothing)",
+});
 
 export const LogRatingSchema = z
   .object({
@@ -74,14 +117,10 @@ export const LogRatingSchema = z
   })
   .openapi("LogRating");
 
-export const CommentBody = z
-  .object({
-    comment: z.string().min(1).max(10_000),
-    name: z.string().max(320).optional().openapi({ description: "Default: the key's name" }),
-    email: z.string().max(320).optional().openapi({ description: "Default: the key's email" }),
-  })
-  .strict()
-  .openapi("Comment");
+export const CommentBody = CommentOnLogInput.extend({
+  name: CommentOnLogInput.shape.name.openapi({ description: "Default: the key's name" }),
+  email: CommentOnLogInput.shape.email.openapi({ description: "Default: the key's email" }),
+}).openapi("Comment");
 
 export const LogWithCommentsSchema = z
   .object({
@@ -91,6 +130,6 @@ export const LogWithCommentsSchema = z
     date: z.string(),
     positive_rating: z.boolean().nullable(),
     variant_id: z.string(),
-    comments: z.array(z.object({ name: z.string(), email: z.string(), comment: z.string() })),
+    comments: z.array(LogCommentSchema),
   })
   .openapi("LogWithComments");

@@ -1,0 +1,37 @@
+/**
+ * Offset pagination for the API's `offset`/`page_size` listings. The API returns a page, not
+ * a total, so "next" is offered while a page comes back full.
+ */
+export function Pagination({
+  offset,
+  pageSize,
+  shown,
+  onChange,
+  label = "Pages",
+}: {
+  offset: number;
+  pageSize: number;
+  /** items on the current page */
+  shown: number;
+  onChange: (offset: number) => void;
+  label?: string;
+}) {
+  const hasPrevious = offset > 0;
+  const hasNext = shown >= pageSize;
+  if (!hasPrevious && !hasNext) return null;
+  return (
+    <nav className="pagination" aria-label={label}>
+      <button
+        type="button"
+        disabled={!hasPrevious}
+        onClick={() => onChange(Math.max(0, offset - pageSize))}
+      >
+        ← Previous
+      </button>
+      <span className="muted">{shown === 0 ? "none" : `${offset + 1}–${offset + shown}`}</span>
+      <button type="button" disabled={!hasNext} onClick={() => onChange(offset + pageSize)}>
+        Next →
+      </button>
+    </nav>
+  );
+}

@@ -1,0 +1,130 @@
+import { useMutation, useQueryClient } from "@tanstack/react-query";
+import { type FormEvent, useId, useState } from "react";
+import { api, ok } from "../../api/client.ts";
+import { ErrorNotice } from "../../components/error-notice.tsx";
+import { useToast } from "../../components/toasts.tsx";
+import { datasetKeys } from "./dataset-api.ts";
+import { UploadFiles } from "./upload-files.tsx";
+
+/** E9 uploads, and E5 documents from a URL or pasted text. */
+export function AddDocuments({ datasetId }: { datasetId: string }) {
+  return (
+    <div className="stack">
+      <section className="card stack" aria-labelledby="upload-title">
+        <h2 id="upload-title">Upload files</h2>
+        <UploadFiles datasetId={datasetId} />
+      </section>
+      <section className="card" aria-labelledby="url-title">
+        <h2 id="url-title">From a URL</h2>
+        <CreateDocumentForm datasetId={datasetId} source="url" />
+      </section>
+      <section className="card" aria-labelledby="text-title">
+        <h2 id="text-title">Paste text</h2>
+        <CreateDocumentForm datasetId={datasetId} source="text" />
+      </section>
+    </div>
+  );
+}
+
+function newDocumentId(prefix: string) {
+  return `${prefix}-${new Date()
+    .toISOString()
+    .replace(/[-:.TZ]/g, "")
+    .slice(0, 14)}`;
+}
+
+function CreateDocumentForm({ datasetId, source }: { datasetId: string; source: "url" | "text" }) {
+  const queries = useQueryClient();
+  const toast = useToast();
+  const ids = { id: useId(), url: useId(), content: useId(), name: useId() };
+  const [documentId, setDocumentId] = useState(() => newDocumentId(source));
+  const [url, setUrl] = useState("");
+  const [parse, setParse] = useState(true);
+  const [content, setContent] = useState("");
+  const [filename, setFilename] = useState("");
+  const create = useMutation({
+    mutationFn: () =>
+      ok(
+        api.POST("/api/datasets/{id}/documents", {
+          params: { path: { id: datasetId } },
+          body:
+            source === "url"
+              ? { id: documentId.trim(), url: url.trim(), parse_url: parse }
+              : {
+                  id: documentId.trim(),
+                  content,
+                  ...(filename.trim() ? { filename: filename.trim() } : {}),
+                },
+        }),
+      ),
+    onSuccess: (document) => {
+      toast(`Document ${document.id} ${document.status === "ready" ? "added" : "queued"}`);
+      queries.invalidateQueries({ queryKey: datasetKeys.one(datasetId) });
+      setDocumentId(newDocumentId(source));
+      setUrl("");
+      setContent("");
+      setFilename("");
+    },
+  });
+
+  function submit(event: FormEvent) {
+    event.preventDefault();
+    create.mutate();
+  }
+
+  return (
+    <form className="stack" onSubmit={submit}>
+      <div className="field">
+        <label htmlFor={ids.id}>Document id</label>
+        <input
+          id={ids.id}
+          required
+          value={documentId}
+          onChange={(e) => setDocumentId(e.target.value)}
+        />
+      </div>
+      {source === "url" ? (
+        <>
+          <div className="field">
+            <label htmlFor={ids.url}>URL</label>
+            <input
+              id={ids.url}
+              type="url"
+              required
+              placeholder="https://example.com/page.html"
+              value={url}
+              onChange={(e) => setUrl(e.target.value)}
+            />
+          </div>
+          <label className="check">
+            <input type="checkbox" checked={parse} onChange={(e) => setParse(e.target.checked)} />
+            Fetch and parse the page (HTML, text, Markdown, PDF, CSV)
+          </label>
+        </>
+      ) : (
+        <>
+          <div className="field">
+            <label htmlFor={ids.name}>File name (optional)</label>
+            <input id={ids.name} value={filename} onChange={(e) => setFilename(e.target.value)} />
+          </div>
+          <div className="field">
+            <label htmlFor={ids.content}>Text</label>
+            <textarea
+              id={ids.content}
+              required
+              rows={6}
+              value={content}
+              onChange={(e) => setContent(e.target.value)}
+            />
+          </div>
+        </>
+      )}
+      {create.error && <ErrorNotice error={create.error} />}
+      <div>
+        <button type="submit" className="primary" disabled={create.isPending}>
+          {create.isPending ? "Adding…" : "Add document"}
+        </button>
+      </div>
+    </form>
+  );
+}

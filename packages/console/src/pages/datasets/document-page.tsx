@@ -1,0 +1,103 @@
+import { keepPreviousData, useQuery } from "@tanstack/react-query";
+import { useState } from "react";
+import { Link } from "wouter";
+import { api, ok } from "../../api/client.ts";
+import { Empty } from "../../components/empty.tsx";
+import { ErrorNotice } from "../../components/error-notice.tsx";
+import { Loading } from "../../components/loading.tsx";
+import { Pagination } from "../../components/pagination.tsx";
+import {
+  datasetKeys,
+  INGEST_POLL_MS,
+  isIngesting,
+  useDataset,
+  useDocument,
+} from "./dataset-api.ts";
+import { formatCount, formatDate } from "./format.ts";
+import { IngestStatus } from "./ingest-progress.tsx";
+import { RowsTable } from "./rows-table.tsx";
+
+const PAGE_SIZE = 25;
+
+/** A document and a page of its rows (E6 filtered by the service key `documentId`). */
+export function DocumentPage({ datasetId, documentId }: { datasetId: string; documentId: string }) {
+  const dataset = useDataset(datasetId);
+  const document = useDocument(datasetId, documentId);
+  const [offset, setOffset] = useState(0);
+  const ingesting = document.data ? isIngesting(document.data) : false;
+  const rows = useQuery({
+    queryKey: datasetKeys.rows(datasetId, documentId, offset, PAGE_SIZE),
+    queryFn: () =>
+      ok(
+        api.GET("/api/datasets/{id}/rows", {
+          params: {
+            path: { id: datasetId },
+            query: {
+              offset: String(offset),
+              page_size: String(PAGE_SIZE),
+              filter: JSON.stringify({ documentId }),
+            },
+          },
+        }),
+      ),
+    placeholderData: keepPreviousData,
+    refetchInterval: ingesting ? INGEST_POLL_MS * 3 : false,
+  });
+
+  return (
+    <section className="stack" aria-labelledby="document-title">
+      <nav className="breadcrumbs" aria-label="Breadcrumbs">
+        <Link href="/datasets">Datasets</Link> /{" "}
+        <Link href={`/datasets/${datasetId}`}>{dataset.data?.name ?? datasetId}</Link>
+      </nav>
+      <h1 id="document-title" className="cell-text">
+        {document.data?.filename ?? documentId}
+      </h1>
+      {document.isPending ? (
+        <Loading what="Loading document" />
+      ) : document.isError ? (
+        <ErrorNotice error={document.error} onRetry={() => document.refetch()} />
+      ) : (
+        <dl className="meta">
+          <dt>Id</dt>
+          <dd className="mono">{document.data.id}</dd>
+          <dt>Status</dt>
+          <dd>
+            <IngestStatus document={document.data} />
+          </dd>
+          <dt>Rows</dt>
+          <dd>{formatCount(document.data.row_count)}</dd>
+          {document.data.url && (
+            <>
+              <dt>URL</dt>
+              <dd className="mono">{document.data.url}</dd>
+            </>
+          )}
+          <dt>Created</dt>
+          <dd>{formatDate(document.data.created_at)}</dd>
+        </dl>
+      )}
+      <h2>Rows</h2>
+      {rows.isPending || dataset.isPending ? (
+        <Loading what="Loading rows" />
+      ) : rows.isError ? (
+        <ErrorNotice error={rows.error} onRetry={() => rows.refetch()} />
+      ) : dataset.isError ? (
+        <ErrorNotice error={dataset.error} />
+      ) : rows.data.length === 0 && offset === 0 ? (
+        <Empty title={ingesting ? "Rows appear as the document is ingested" : "No rows"} />
+      ) : (
+        <>
+          <RowsTable dataset={dataset.data} rows={rows.data} />
+          <Pagination
+            offset={offset}
+            pageSize={PAGE_SIZE}
+            shown={rows.data.length}
+            onChange={setOffset}
+            label="Row pages"
+          />
+        </>
+      )}
+    </section>
+  );
+}

@@ -1,0 +1,41 @@
+import { logComments, logs } from "@quarry/db";
+import { and, eq, gte, isNull, lte, type SQL, sql } from "drizzle-orm";
+import type { LogFiltersInput } from "./log-filters-input.ts";
+
+/**
+ * E7's order, newest first, ties broken by id. NULLS LAST as the indexes on `logs` are declared
+ * (drizzle's `.desc()`): a plain `DESC` means NULLS FIRST, which no index provides, and
+ * Postgres would sort every matching log for each page. Both columns are NOT NULL.
+ */
+export const NEWEST_LOGS_FIRST = [
+  sql`${logs.createdAt} DESC NULLS LAST`,
+  sql`${logs.id} DESC NULLS LAST`,
+] as const;
+
+/**
+ * The WHERE clause of an endpoint's logs under E7's filters. Each filter is an equality or a
+ * range the indexes on `logs` lead with (endpoint, then rating or user, then time), so a
+ * filtered page reads its own logs, not every log of the endpoint (migration 0012).
+ */
+export function logFilterCondition(
+  projectId: string,
+  endpointId: string,
+  filters: LogFiltersInput,
+): SQL {
+  const conditions: (SQL | undefined)[] = [
+    eq(logs.endpointId, endpointId),
+    eq(logs.projectId, projectId),
+  ];
+  if (filters.rating === "positive") conditions.push(eq(logs.positiveRating, true));
+  if (filters.rating === "negative") conditions.push(eq(logs.positiveRating, false));
+  if (filters.rating === "unrated") conditions.push(isNull(logs.positiveRating));
+  if (filters.user !== undefined) conditions.push(eq(logs.userId, filters.user));
+  if (filters.status !== undefined) conditions.push(eq(logs.status, filters.status));
+  if (filters.since !== undefined) conditions.push(gte(logs.createdAt, filters.since));
+  if (filters.until !== undefined) conditions.push(lte(logs.createdAt, filters.until));
+  if (filters.has_comments !== undefined) {
+    const commented = sql`EXISTS (SELECT 1 FROM ${logComments} WHERE ${logComments.logId} = ${logs.id})`;
+    conditions.push(filters.has_comments ? commented : sql`NOT ${commented}`);
+  }
+  return and(...conditions) as SQL;
+}

@@ -1,0 +1,76 @@
+import { access, mkdir } from "node:fs/promises";
+import { type Browser, type BrowserContext, chromium, type Page } from "playwright-core";
+import { inject } from "vitest";
+
+/**
+ * Debian's chromium (`pnpm browser:provision`) driven by playwright-core for the console's
+ * dataset and search tests. Every request to another origin is refused (the console must work
+ * offline); the page's uncaught errors and CSP refusals are collected for the tests to assert.
+ */
+const CHROMIUM = process.env.CHROMIUM_PATH ?? "/usr/bin/chromium";
+export const consoleOrigin = () => new URL(inject("baseUrl")).origin;
+
+export async function launchChromium(): Promise<Browser> {
+  await access(CHROMIUM).catch(() => {
+    throw new Error(
+      `no browser at ${CHROMIUM}: run \`pnpm browser:provision\` (or set CHROMIUM_PATH)`,
+    );
+  });
+  return chromium.launch({
+    executablePath: CHROMIUM,
+    args: [
+      "--no-sandbox",
+      "--disable-gpu",
+      "--disable-quic",
+      "--disable-background-networking",
+      "--disable-component-update",
+      "--disable-sync",
+      "--no-first-run",
+    ],
+  });
+}
+
+export interface ConsoleTab {
+  context: BrowserContext;
+  page: Page;
+  /** requests to another origin (refused) */
+  blocked: string[];
+  /** uncaught page errors */
+  errors: string[];
+  /** what the Content-Security-Policy refused, as "directive url" */
+  cspViolations: () => Promise<string[]>;
+}
+
+export async function openConsoleTab(
+  browser: Browser,
+  viewport = { width: 1280, height: 800 },
+): Promise<ConsoleTab> {
+  const context = await browser.newContext({ viewport });
+  const blocked: string[] = [];
+  await context.route("**/*", (route) => {
+    const url = route.request().url();
+    if (url.startsWith("blob:") || new URL(url).origin === consoleOrigin()) return route.continue();
+    blocked.push(url);
+    return route.abort("internetdisconnected");
+  });
+  // A string: it runs in the page, and this project's TypeScript has no DOM types.
+  await context.addInitScript({
+    content: `globalThis.cspViolations = [];
+      document.addEventListener("securitypolicyviolation", (event) =>
+        globalThis.cspViolations.push(event.effectiveDirective + " " + event.blockedURI));`,
+  });
+  const page = await context.newPage();
+  const errors: string[] = [];
+  page.on("pageerror", (error) => errors.push(error.message));
+  const cspViolations = () =>
+    page.evaluate(() => (globalThis as { cspViolations?: string[] }).cspViolations ?? []);
+  return { context, page, blocked, errors, cspViolations };
+}
+
+/** docs/screenshots/<name>.png, only when CONSOLE_SCREENSHOTS=1 (they are committed files). */
+export async function maybeScreenshot(page: Page, name: string): Promise<void> {
+  if (process.env.CONSOLE_SCREENSHOTS !== "1") return;
+  const dir = new URL("../../../../docs/screenshots/", import.meta.url);
+  await mkdir(dir, { recursive: true });
+  await page.screenshot({ path: new URL(`${name}.png`, dir).pathname });
+}
