@@ -187,8 +187,9 @@ describe("E4 completions (JSON)", () => {
   });
 
   it("works with the official openai client (completions and chat, not streamed)", async () => {
-    // the newest major that runs on Node 20, which this repo supports (7.x needs Node 22)
-    expect(OPENAI_CLIENT_VERSION).toMatch(/^6\./);
+    // the major users install today; it declares Node >= 22, and these calls are proven on
+    // the Node 20 this repo also supports
+    expect(OPENAI_CLIENT_VERSION).toMatch(/^7\./);
     const id = await endpoint({ model: "openai/reply", prompt: "Hello" });
     const client = new OpenAI({ apiKey: tenant.key, baseURL: `${baseUrl()}/api/endpoints/${id}` });
     const completion = await client.completions.create({ model: "any", prompt: "there" });
