@@ -70,6 +70,11 @@ describe("E7 list logs", () => {
       status: JSON.stringify({ status: 200 }),
       deployment_id: 1,
       latency: expect.any(Number),
+      // echo counts words: "Question 4" is two tokens each way, and costs nothing
+      prompt_tokens: 2,
+      completion_tokens: 2,
+      cost: 0,
+      comments: [],
     });
 
     const page2 = await listLogs(ctx, endpointId, { page: 2, page_size: 2 });
@@ -222,7 +227,15 @@ describe("E10 comments", () => {
         keyEmail: null,
       },
     );
-    expect(anonymous.comments.at(-1)).toEqual({ name: "key_b", email: "", comment: "x" });
+    expect(anonymous.comments.at(-1)).toEqual({
+      name: "key_b",
+      email: "",
+      comment: "x",
+      created_at: at,
+    });
+    // E7 lists a log's comments beside it, oldest first
+    const [listed] = await listLogs(ctx, endpointId, { page: 1, page_size: 50 });
+    expect(listed?.comments.map((c) => c.comment)).toEqual(["Too short.", "Good sources.", "x"]);
   });
 
   it("is a 404 for a log of another endpoint and a 400 without a comment", async () => {

@@ -53,6 +53,11 @@ describe("E7 list logs", () => {
       status: JSON.stringify({ status: 200 }),
       deployment_id: 1,
       latency: expect.any(Number),
+      // echo counts words: "Question 3" is two tokens each way, and costs nothing
+      prompt_tokens: 2,
+      completion_tokens: 2,
+      cost: 0,
+      comments: [],
     });
 
     const byBody = await getWithBody(
