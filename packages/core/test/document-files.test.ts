@@ -1,5 +1,4 @@
 import type { Database } from "@quarry/db";
-import { documents } from "@quarry/db";
 import { describe, expect, it } from "vitest";
 import { filenameFromContentDisposition } from "../src/fetching/filename.ts";
 import {
@@ -12,6 +11,7 @@ import {
   type StoredFile,
 } from "../src/index.ts";
 import { useFreshDatabase } from "./support/database.ts";
+import { insertFileDocument } from "./support/file-documents.ts";
 import { createTenant } from "./support/tenant.ts";
 
 let db: Database;
@@ -39,16 +39,13 @@ async function storedDocument(
 ) {
   const key = `${datasetId}/${id}/${file.name}`;
   files.files.set(key, { bytes: file.bytes, contentType: file.type });
-  await db.insert(documents).values({
+  await insertFileDocument(db, {
     projectId: ctx.projectId,
     datasetId,
     id,
-    filename: file.name,
-    url: `/${key}`,
-    storageKey: key,
-    contentType: file.type,
+    key,
+    file,
     status: "ready",
-    metadata: {},
   });
 }
 

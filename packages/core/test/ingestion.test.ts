@@ -14,36 +14,16 @@ import {
   type QueueMessage,
   runIngestSlice,
   SLICE_LIMITS,
-  type SourceReader,
 } from "../src/index.ts";
 import { buildPdf } from "./parsing/support/pdf-builder.ts";
 import { useFreshDatabase } from "./support/database.ts";
+import { insertFileDocument, MemorySources } from "./support/file-documents.ts";
 import { createTenant } from "./support/tenant.ts";
 
 let db: Database;
 useFreshDatabase((fresh) => {
   db = fresh;
 });
-
-/** Stored files in memory: R2 itself is exercised end to end through workerd. */
-class MemoryFiles implements SourceReader {
-  files = new Map<string, Uint8Array>();
-  failNextReads = 0;
-  reads = 0;
-  async size(key: string) {
-    return this.files.get(key)?.length ?? null;
-  }
-  async read(key: string, offset: number, length: number) {
-    this.reads++;
-    if (this.failNextReads > 0) {
-      this.failNextReads--;
-      throw new Error("storage unavailable");
-    }
-    const file = this.files.get(key);
-    if (!file) throw new Error("missing");
-    return file.slice(offset, offset + length);
-  }
-}
 
 /** A seeded PRNG so a failing fault schedule can be replayed. */
 function prng(seed: number) {
@@ -59,18 +39,16 @@ async function queuedDocument(
   datasetId: string,
   id: string,
   file: { name: string; type: string; bytes: Uint8Array },
-  files: MemoryFiles,
+  files: MemorySources,
 ) {
   const key = `${datasetId}/${id}/${file.name}`;
   files.files.set(key, file.bytes);
-  await db.insert(documents).values({
+  await insertFileDocument(db, {
     projectId: ctx.projectId,
     datasetId,
     id,
-    filename: file.name,
-    url: `/${key}`,
-    storageKey: key,
-    contentType: file.type,
+    key,
+    file,
     status: "queued",
     metadata: { source: "upload" },
     chunkSize: 500,
@@ -92,7 +70,7 @@ async function queuedDocument(
 async function drain(
   ctx: ProjectContext,
   first: IngestMessage,
-  files: MemoryFiles,
+  files: MemorySources,
   faults: { seed: number; failRead: number; failEnqueue: number; duplicate: number },
 ) {
   const random = prng(faults.seed);
@@ -147,7 +125,7 @@ describe("ingestion slices", () => {
       { name: "csv", metadata_columns: [{ name: "n", type: "number" }] },
       { embeddingModel: "local/hash" },
     );
-    const files = new MemoryFiles();
+    const files = new MemorySources();
     const n = 8000; // ~2.2 MB: more than two 1 MB windows
     const bytes = csvOf(n);
     expect(bytes.length).toBeGreaterThan(SLICE_LIMITS.csvBytes);
@@ -224,7 +202,7 @@ describe("ingestion slices", () => {
   it("ingests UTF-8 text across windows without losing or repeating text", async () => {
     const { ctx } = await createTenant(db, "text");
     const dataset = await createDataset(ctx, { name: "text" }, { embeddingModel: "local/hash" });
-    const files = new MemoryFiles();
+    const files = new MemorySources();
     const paragraphs = Array.from(
       { length: 12_000 },
       (_, i) =>
@@ -263,7 +241,7 @@ describe("ingestion slices", () => {
   it("reads a PDF named .txt as a PDF: rows say the page they start on and their place", async () => {
     const { ctx } = await createTenant(db, "pdf-pages");
     const dataset = await createDataset(ctx, { name: "pdf" }, { embeddingModel: "local/hash" });
-    const files = new MemoryFiles();
+    const files = new MemorySources();
     // 30 pages (two slices of 25), each ten lines of words that name their page: w12x3 is
     // the fourth word of page 12. Chunks of 500 characters run across page breaks; a page
     // (~700 characters) holds the start of one chunk at least.
@@ -316,7 +294,7 @@ describe("ingestion slices", () => {
   it("fails binary data named as text with a reason, and stores none of it", async () => {
     const { ctx } = await createTenant(db, "binary");
     const dataset = await createDataset(ctx, { name: "bin" }, { embeddingModel: "local/hash" });
-    const files = new MemoryFiles();
+    const files = new MemorySources();
     const random = new Uint8Array(200_000);
     let seed = 11;
     for (let i = 0; i < random.length; i++) {
@@ -347,7 +325,7 @@ describe("ingestion slices", () => {
   it("fails a document whose file cannot be parsed, with a reason", async () => {
     const { ctx } = await createTenant(db, "bad");
     const dataset = await createDataset(ctx, { name: "bad" }, { embeddingModel: "local/hash" });
-    const files = new MemoryFiles();
+    const files = new MemorySources();
     const first = await queuedDocument(
       ctx,
       dataset.id,
@@ -366,7 +344,7 @@ describe("ingestion slices", () => {
   it("stores text and CSV files with stray NUL bytes, without the NULs", async () => {
     const { ctx } = await createTenant(db, "nul");
     const dataset = await createDataset(ctx, { name: "nul" }, { embeddingModel: "local/hash" });
-    const files = new MemoryFiles();
+    const files = new MemorySources();
     const cases = [
       { name: "notes.txt", type: "text/plain", bytes: encoder.encode("alpha\u0000 beta\n\ngamma") },
       {

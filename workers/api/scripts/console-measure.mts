@@ -9,11 +9,10 @@
  *   QUARRY_BASE=http://127.0.0.1:8787 node --import tsx workers/api/scripts/console-measure.mts
  */
 import { gzipSync } from "node:zlib";
-import { chromium } from "playwright-core";
+import { launchChromium } from "../test/support/chromium.ts";
 
 const BASE = (process.env.QUARRY_BASE ?? "http://127.0.0.1:8787").replace(/\/$/, "");
 const RUNS = Number(process.env.RUNS ?? 7);
-const CHROMIUM = process.env.CHROMIUM_PATH ?? "/usr/bin/chromium";
 const MARK = "quarry:sign-in-interactive";
 
 async function firstLoadJs() {
@@ -42,18 +41,7 @@ async function firstLoadJs() {
 }
 
 async function timeToInteractive() {
-  const browser = await chromium.launch({
-    executablePath: CHROMIUM,
-    args: [
-      "--no-sandbox",
-      "--disable-gpu",
-      "--disable-quic",
-      "--disable-background-networking",
-      "--disable-component-update",
-      "--disable-sync",
-      "--no-first-run",
-    ],
-  });
+  const browser = await launchChromium();
   const cold: number[] = [];
   const warm: number[] = [];
   try {

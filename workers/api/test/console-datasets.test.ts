@@ -9,6 +9,7 @@ import {
   maybeScreenshot,
   openConsoleTab,
 } from "./support/console-browser.ts";
+import { cspDirectives } from "./support/csp.ts";
 import { createTenant, type Tenant } from "./support/tenant.ts";
 
 /**
@@ -55,12 +56,7 @@ describe("the console, signed in with a project key", () => {
       expect(reply.text).toContain('<div id="root">');
     }
     const csp = (await call("/console")).headers.get("content-security-policy") ?? "";
-    const directives = Object.fromEntries(
-      csp.split(";").map((d) => {
-        const [name, ...values] = d.trim().split(/\s+/);
-        return [name, values.join(" ")];
-      }),
-    );
+    const directives = cspDirectives(csp);
     expect(directives["default-src"]).toBe("'none'");
     expect(directives["script-src"]).toBe("'self'");
     expect(directives["connect-src"]).toBe("'self'");

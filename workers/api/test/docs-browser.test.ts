@@ -1,35 +1,21 @@
-import { access, readFile } from "node:fs/promises";
-import { type Browser, chromium } from "playwright-core";
+import { readFile } from "node:fs/promises";
+import type { Browser } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
+import { cspViolations, launchChromium, recordCspViolations } from "./support/chromium.ts";
 import { call } from "./support/client.ts";
+import { cspDirectives } from "./support/csp.ts";
 
 /**
  * `/docs` in a real browser with the network cut off: everything the page needs (the Scalar
  * bundle, the OpenAPI document) must come from the stack's own origin. The browser is
  * Debian's chromium (`pnpm browser:provision`), driven by playwright-core.
  */
-const CHROMIUM = process.env.CHROMIUM_PATH ?? "/usr/bin/chromium";
 const origin = new URL(inject("baseUrl")).origin;
 
 let browser: Browser;
 
 beforeAll(async () => {
-  await access(CHROMIUM).catch(() => {
-    throw new Error(
-      `no browser at ${CHROMIUM}: run \`pnpm browser:provision\` (or set CHROMIUM_PATH)`,
-    );
-  });
-  browser = await chromium.launch({
-    executablePath: CHROMIUM,
-    args: [
-      "--no-sandbox",
-      "--disable-gpu",
-      "--disable-background-networking",
-      "--disable-component-update",
-      "--disable-sync",
-      "--no-first-run",
-    ],
-  });
+  browser = await launchChromium();
 });
 
 afterAll(async () => {
@@ -60,12 +46,7 @@ describe("the API reference page", () => {
       return route.abort("internetdisconnected");
     });
     // Everything the page's CSP refused (a font, a style, a fetch the route above never saw).
-    // (A string: it runs in the page, and this project's TypeScript has no DOM types.)
-    await page.addInitScript({
-      content: `globalThis.cspViolations = [];
-        document.addEventListener("securitypolicyviolation", (event) =>
-          globalThis.cspViolations.push(event.effectiveDirective + " " + event.blockedURI));`,
-    });
+    await recordCspViolations(page);
     const errors: string[] = [];
     page.on("pageerror", (error) => errors.push(error.message));
 
@@ -95,21 +76,14 @@ describe("the API reference page", () => {
     expect(errors).toEqual([]);
     // Scalar probes `new Function("")` once (a validator's fast path) and falls back when the
     // CSP refuses eval: that refusal is the only one expected.
-    const violations = await page.evaluate(
-      () => (globalThis as { cspViolations?: string[] }).cspViolations ?? [],
-    );
+    const violations = await cspViolations(page);
     expect(violations.filter((v) => v !== "script-src eval")).toEqual([]);
     await context.close();
   }, 120_000);
 
   it("allows scripts from its own origin only", async () => {
     const csp = (await call("/docs")).headers.get("content-security-policy") ?? "";
-    const directives = Object.fromEntries(
-      csp.split(";").map((d) => {
-        const [name, ...values] = d.trim().split(/\s+/);
-        return [name, values.join(" ")];
-      }),
-    );
+    const directives = cspDirectives(csp);
     expect(directives["default-src"]).toBe("'none'");
     expect(directives["script-src"]).toBe("'self'");
     expect(directives["connect-src"]).toBe("'self'");

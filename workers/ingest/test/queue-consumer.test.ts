@@ -2,6 +2,7 @@ import { createDataset, createProject, type ProjectContext } from "@quarry/core"
 import { documents, rows } from "@quarry/db";
 import { and, count, eq } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { insertFileDocument } from "../../../packages/core/test/support/file-documents.ts";
 import { freePort } from "../../../packages/local-stack/src/free-port.ts";
 import { type ConsumerHarness, startConsumerHarness } from "./support/consumer-harness.ts";
 
@@ -49,16 +50,13 @@ async function storedDocument(
 ) {
   const key = `${project.projectId}/${datasetId}/${id}/${file.name}`;
   await consumer.files.put(key, file.body);
-  await consumer.db.insert(documents).values({
+  await insertFileDocument(consumer.db, {
     projectId: project.projectId,
     datasetId,
     id,
-    filename: file.name,
-    url: `/${key}`,
-    storageKey: key,
-    contentType: file.type,
+    key,
+    file,
     status: "queued",
-    metadata: {},
     chunkSize: 200,
     chunkOverlap: 20,
   });

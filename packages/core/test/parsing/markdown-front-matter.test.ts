@@ -15,10 +15,10 @@ import {
   type ProjectContext,
   runIngestSlice,
   SLICE_LIMITS,
-  type SourceReader,
   splitFrontMatter,
 } from "../../src/index.ts";
 import { useFreshDatabase } from "../support/database.ts";
+import { insertFileDocument, MemorySources } from "../support/file-documents.ts";
 import { createTenant } from "../support/tenant.ts";
 
 let db: Database;
@@ -74,19 +74,6 @@ describe("splitFrontMatter and markdownToText", () => {
   });
 });
 
-/** Stored files in memory: R2 itself is exercised end to end through workerd. */
-class MemoryFiles implements SourceReader {
-  files = new Map<string, Uint8Array>();
-  async size(key: string) {
-    return this.files.get(key)?.length ?? null;
-  }
-  async read(key: string, offset: number, length: number) {
-    const file = this.files.get(key);
-    if (!file) throw new Error("missing");
-    return file.slice(offset, offset + length);
-  }
-}
-
 /** Ingests a file as an upload does: stored, queued, then sliced by the ingest worker. */
 async function ingestUpload(
   ctx: ProjectContext,
@@ -95,19 +82,16 @@ async function ingestUpload(
   file: { name: string; type: string; bytes: Uint8Array },
   chunkOverlap = 50,
 ) {
-  const files = new MemoryFiles();
+  const files = new MemorySources();
   const key = `${datasetId}/${id}/${file.name}`;
   files.files.set(key, file.bytes);
-  await db.insert(documents).values({
+  await insertFileDocument(db, {
     projectId: ctx.projectId,
     datasetId,
     id,
-    filename: file.name,
-    url: `/${key}`,
-    storageKey: key,
-    contentType: file.type,
+    key,
+    file,
     status: "queued",
-    metadata: {},
     chunkSize: 500,
     chunkOverlap,
   });

@@ -1,4 +1,5 @@
-import { CommandFailedError, isRoot, runCommand } from "../native-postgres/run-command.ts";
+import { aptInstall } from "../native-postgres/apt-install.ts";
+import { isRoot, runCommand } from "../native-postgres/run-command.ts";
 
 /**
  * `pnpm browser:provision`: the headless browser of the e2e tier's browser tests (`/docs`
@@ -21,7 +22,7 @@ if (!version) {
         "Install Chromium yourself and set CHROMIUM_PATH to its executable.",
     );
   }
-  await aptInstall(["chromium"]).catch((error: unknown) => fail(String(error)));
+  await aptInstall(["chromium"], log).catch((error: unknown) => fail(String(error)));
   version = await chromiumVersion(path);
   if (!version) fail(`chromium was installed but ${path} does not run`);
 }
@@ -39,22 +40,6 @@ async function hasAptGet(): Promise<boolean> {
     () => true,
     () => false,
   );
-}
-
-/** Installs; refreshes the package lists only when that fails (a fresh machine has none). */
-async function aptInstall(packages: string[]): Promise<void> {
-  const env = { ...process.env, DEBIAN_FRONTEND: "noninteractive" };
-  const install = () =>
-    runCommand("apt-get", ["install", "-y", "--no-install-recommends", ...packages], { env });
-  log(`apt-get install ${packages.join(" ")}`);
-  try {
-    await install();
-  } catch (error) {
-    if (!(error instanceof CommandFailedError)) throw error;
-    log("the install failed with the current package lists: apt-get update, then once more");
-    await runCommand("apt-get", ["update"], { env });
-    await install();
-  }
 }
 
 function fail(message: string): never {

@@ -1,6 +1,7 @@
 import { mkdir, mkdtemp, readdir, readFile, rm, writeFile } from "node:fs/promises";
 import { availableParallelism, tmpdir } from "node:os";
 import { join } from "node:path";
+import { aptEnvironment, aptInstall } from "./apt-install.ts";
 import { mainArchiveAddress, readAptSourceFiles } from "./apt-sources.ts";
 import {
   controlDefaultVersion,
@@ -11,7 +12,7 @@ import {
   POSTGRES_MAJOR,
 } from "./installation.ts";
 import { pathExists } from "./path-exists.ts";
-import { CommandFailedError, isRoot, runCommand } from "./run-command.ts";
+import { isRoot, runCommand } from "./run-command.ts";
 
 /** Debian's next release: its pgvector (0.8.x) builds against bookworm's PostgreSQL 15. */
 export const PGVECTOR_SOURCE_SUITE = "trixie";
@@ -40,7 +41,7 @@ export async function provisionNativePostgres(
   }
   await assertCanProvision(before.server ? "pgvector >= 0.8" : `PostgreSQL ${POSTGRES_MAJOR}`);
 
-  if (!before.server) await aptInstall([...SERVER_PACKAGES, ...BUILD_PACKAGES], log);
+  if (!before.server) await aptInstallOnBookworm([...SERVER_PACKAGES, ...BUILD_PACKAGES], log);
   if (!isSufficientPgvector(before.pgvector)) {
     const workDir = await mkdtemp(join(tmpdir(), "quarry-pgvector-"));
     try {
@@ -152,34 +153,18 @@ async function ensureBuildTools(log: (line: string) => void): Promise<void> {
     .then(({ stdout }) => pathExists(join(stdout.trim(), "postgres.h")))
     .catch(() => false);
   if (present.every(Boolean) && hasServerHeaders) return;
-  await aptInstall([...SERVER_PACKAGES, ...BUILD_PACKAGES], log);
+  await aptInstallOnBookworm([...SERVER_PACKAGES, ...BUILD_PACKAGES], log);
 }
 
-/**
- * Installs packages; refreshes the package lists only when the install fails (a fresh machine
- * has none, or stale ones point at files the archive no longer holds), because an update of
- * every list costs tens of seconds that an already-current machine should not pay.
- */
-async function aptInstall(packages: readonly string[], log: (line: string) => void): Promise<void> {
-  const install = () =>
-    runCommand("apt-get", ["install", "-y", "--no-install-recommends", ...packages], {
-      env: aptEnvironment(),
-    });
-  log(`apt-get install ${packages.join(" ")}`);
-  try {
-    await install();
-  } catch (error) {
-    if (!(error instanceof CommandFailedError)) throw error;
-    log("the install failed with the current package lists: apt-get update, then once more");
-    await runCommand("apt-get", ["update"], { env: aptEnvironment() });
-    await install().catch((retryError: unknown) => {
-      // PostgreSQL 15 is Debian 12's: later releases ship another major version.
-      throw new Error(
-        `${retryError instanceof Error ? retryError.message : retryError}\n` +
-          `(postgresql-${POSTGRES_MAJOR} is in Debian 12 "bookworm"; on another release use Docker or Neon, see README)`,
-      );
-    });
-  }
+/** `aptInstall` for Debian 12's PostgreSQL: an install that still fails says where to go instead. */
+function aptInstallOnBookworm(packages: readonly string[], log: (line: string) => void) {
+  return aptInstall(packages, log, (error) => {
+    // PostgreSQL 15 is Debian 12's: later releases ship another major version.
+    return new Error(
+      `${error instanceof Error ? error.message : error}\n` +
+        `(postgresql-${POSTGRES_MAJOR} is in Debian 12 "bookworm"; on another release use Docker or Neon, see README)`,
+    );
+  });
 }
 
 /**
@@ -196,7 +181,8 @@ async function addPgvectorSourceList(log: (line: string) => void): Promise<void>
         "/etc/apt/sources.list.d: cannot fetch pgvector's source package",
     );
   }
-  if (!(await pathExists(ARCHIVE_KEYRING))) await aptInstall(["debian-archive-keyring"], log);
+  if (!(await pathExists(ARCHIVE_KEYRING)))
+    await aptInstallOnBookworm(["debian-archive-keyring"], log);
   const entry = [
     "Types: deb-src",
     `URIs: ${address}`,
@@ -232,8 +218,4 @@ async function addPgvectorSourceList(log: (line: string) => void): Promise<void>
       `Debian ${PGVECTOR_SOURCE_SUITE}'s pgvector source is not visible to apt: ${String(error)}`,
     );
   });
-}
-
-function aptEnvironment(): NodeJS.ProcessEnv {
-  return { ...process.env, DEBIAN_FRONTEND: "noninteractive" };
 }

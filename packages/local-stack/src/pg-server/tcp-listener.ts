@@ -1,5 +1,5 @@
-import { type AddressInfo, createServer, type Socket } from "node:net";
-import type { AcceptTransport, Listener, Transport } from "./transport.ts";
+import { createServer, type Socket } from "node:net";
+import { type AcceptTransport, type Listener, startListener, type Transport } from "./transport.ts";
 
 function socketTransport(socket: Socket): Transport {
   return {
@@ -29,14 +29,5 @@ export function listenTcp(host: string, port: number, accept: AcceptTransport): 
     socket.on("error", (err) => sink.close(`socket error: ${err.message}`));
     socket.on("close", () => sink.close("client disconnected"));
   });
-  return new Promise((resolve, reject) => {
-    server.once("error", reject);
-    server.listen(port, host, () => {
-      server.off("error", reject);
-      resolve({
-        port: (server.address() as AddressInfo).port,
-        close: () => new Promise((done) => server.close(() => done())),
-      });
-    });
-  });
+  return startListener(server, host, port, () => new Promise((done) => server.close(() => done())));
 }

@@ -1,3 +1,5 @@
+import type { AddressInfo, Server } from "node:net";
+
 /**
  * The byte pipe under one client connection. TCP sockets and WebSockets both carry
  * the raw Postgres protocol, so the connection logic only needs these three verbs.
@@ -26,4 +28,23 @@ export interface Listener {
   readonly port: number;
   /** Stops accepting; resolves once every socket of this listener is gone. */
   close(): Promise<void>;
+}
+
+/**
+ * Starts `server` on host:port. `close` stops it: each kind of listener knows which of its
+ * connections to drop so that the server's own close can finish.
+ */
+export function startListener(
+  server: Server,
+  host: string,
+  port: number,
+  close: () => Promise<void>,
+): Promise<Listener> {
+  return new Promise((resolve, reject) => {
+    server.once("error", reject);
+    server.listen(port, host, () => {
+      server.off("error", reject);
+      resolve({ port: (server.address() as AddressInfo).port, close });
+    });
+  });
 }

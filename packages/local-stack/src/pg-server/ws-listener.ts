@@ -1,7 +1,6 @@
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
-import type { AddressInfo } from "node:net";
 import { type RawData, WebSocket, WebSocketServer } from "ws";
-import type { AcceptTransport, Listener, Transport } from "./transport.ts";
+import { type AcceptTransport, type Listener, startListener, type Transport } from "./transport.ts";
 
 function toBuffer(data: RawData): Buffer {
   if (Buffer.isBuffer(data)) return data;
@@ -63,20 +62,16 @@ export function listenWebSocket(
       ws.on("close", () => sink.close("client disconnected"));
     });
   });
-  return new Promise((resolve, reject) => {
-    server.once("error", reject);
-    server.listen(port, host, () => {
-      server.off("error", reject);
-      resolve({
-        port: (server.address() as AddressInfo).port,
-        close: () =>
-          new Promise((done) => {
-            wss.close();
-            server.close(() => done());
-            // Drops idle keep-alive HTTP connections that would hold close() open.
-            server.closeAllConnections();
-          }),
-      });
-    });
-  });
+  return startListener(
+    server,
+    host,
+    port,
+    () =>
+      new Promise((done) => {
+        wss.close();
+        server.close(() => done());
+        // Drops idle keep-alive HTTP connections that would hold close() open.
+        server.closeAllConnections();
+      }),
+  );
 }

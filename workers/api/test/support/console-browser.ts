@@ -1,34 +1,16 @@
-import { access, mkdir } from "node:fs/promises";
-import { type Browser, type BrowserContext, chromium, type Page } from "playwright-core";
+import { mkdir } from "node:fs/promises";
+import type { Browser, BrowserContext, Page } from "playwright-core";
 import { inject } from "vitest";
+import { cspViolations, recordCspViolations } from "./chromium.ts";
+
+export { launchChromium } from "./chromium.ts";
 
 /**
  * Debian's chromium (`pnpm browser:provision`) driven by playwright-core for the console's
  * dataset and search tests. Every request to another origin is refused (the console must work
  * offline); the page's uncaught errors and CSP refusals are collected for the tests to assert.
  */
-const CHROMIUM = process.env.CHROMIUM_PATH ?? "/usr/bin/chromium";
 export const consoleOrigin = () => new URL(inject("baseUrl")).origin;
-
-export async function launchChromium(): Promise<Browser> {
-  await access(CHROMIUM).catch(() => {
-    throw new Error(
-      `no browser at ${CHROMIUM}: run \`pnpm browser:provision\` (or set CHROMIUM_PATH)`,
-    );
-  });
-  return chromium.launch({
-    executablePath: CHROMIUM,
-    args: [
-      "--no-sandbox",
-      "--disable-gpu",
-      "--disable-quic",
-      "--disable-background-networking",
-      "--disable-component-update",
-      "--disable-sync",
-      "--no-first-run",
-    ],
-  });
-}
 
 export interface ConsoleTab {
   context: BrowserContext;
@@ -53,18 +35,11 @@ export async function openConsoleTab(
     blocked.push(url);
     return route.abort("internetdisconnected");
   });
-  // A string: it runs in the page, and this project's TypeScript has no DOM types.
-  await context.addInitScript({
-    content: `globalThis.cspViolations = [];
-      document.addEventListener("securitypolicyviolation", (event) =>
-        globalThis.cspViolations.push(event.effectiveDirective + " " + event.blockedURI));`,
-  });
+  await recordCspViolations(context);
   const page = await context.newPage();
   const errors: string[] = [];
   page.on("pageerror", (error) => errors.push(error.message));
-  const cspViolations = () =>
-    page.evaluate(() => (globalThis as { cspViolations?: string[] }).cspViolations ?? []);
-  return { context, page, blocked, errors, cspViolations };
+  return { context, page, blocked, errors, cspViolations: () => cspViolations(page) };
 }
 
 /** docs/screenshots/<name>.png, only when CONSOLE_SCREENSHOTS=1 (they are committed files). */
