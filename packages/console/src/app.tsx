@@ -1,4 +1,4 @@
-import { lazy, Suspense, useEffect, useRef } from "react";
+import { type ComponentType, lazy, type ReactNode, Suspense, useEffect, useRef } from "react";
 import { Link, Redirect, Route, Switch, useLocation } from "wouter";
 import { useAuth } from "./auth/auth-context.tsx";
 import { SignIn } from "./auth/sign-in.tsx";
@@ -11,27 +11,21 @@ import { Loading } from "./components/loading.tsx";
  * only React, the query cache, the router and the shell (issue 16: ≤ 250 KB gzip, interactive
  * within 1 s; workers/api/scripts/console-measure.mts measures both).
  */
-const AdminPage = lazy(() =>
-  import("./pages/admin/index.tsx").then((m) => ({ default: m.AdminPage })),
-);
-const DatasetPage = lazy(() =>
-  import("./pages/datasets/dataset-page.tsx").then((m) => ({ default: m.DatasetPage })),
-);
-const DatasetsPage = lazy(() =>
-  import("./pages/datasets/datasets-page.tsx").then((m) => ({ default: m.DatasetsPage })),
-);
-const DocumentPage = lazy(() =>
-  import("./pages/datasets/document-page.tsx").then((m) => ({ default: m.DocumentPage })),
-);
-const EndpointsPage = lazy(() =>
-  import("./pages/endpoints/index.tsx").then((m) => ({ default: m.EndpointsPage })),
-);
-const LogsPage = lazy(() =>
-  import("./pages/logs/index.tsx").then((m) => ({ default: m.LogsPage })),
-);
-const SearchPage = lazy(() =>
-  import("./pages/search/search-page.tsx").then((m) => ({ default: m.SearchPage })),
-);
+const AdminPage = lazyPage(() => import("./pages/admin/index.tsx"), "AdminPage");
+const DatasetPage = lazyPage(() => import("./pages/datasets/dataset-page.tsx"), "DatasetPage");
+const DatasetsPage = lazyPage(() => import("./pages/datasets/datasets-page.tsx"), "DatasetsPage");
+const DocumentPage = lazyPage(() => import("./pages/datasets/document-page.tsx"), "DocumentPage");
+const EndpointsPage = lazyPage(() => import("./pages/endpoints/index.tsx"), "EndpointsPage");
+const LogsPage = lazyPage(() => import("./pages/logs/index.tsx"), "LogsPage");
+const SearchPage = lazyPage(() => import("./pages/search/search-page.tsx"), "SearchPage");
+
+/** A page component exported by name from a module loaded on first render. */
+function lazyPage<Name extends string, Props>(
+  load: () => Promise<Record<Name, ComponentType<Props>>>,
+  name: Name,
+) {
+  return lazy(() => load().then((module) => ({ default: module[name] })));
+}
 
 /** The console's sections: each is a route prefix under /console and a nav entry. */
 const PROJECT_SECTIONS = [
@@ -105,12 +99,33 @@ function Shell() {
   );
 }
 
-function ProjectRoutes() {
+/**
+ * A signed-in user's routes: "/" goes to `home`, and a path no route takes shows `fallback`
+ * (wouter's Switch renders the first route that matches).
+ */
+function Routes({
+  home,
+  fallback,
+  children,
+}: {
+  home: string;
+  fallback: ReactNode;
+  children: ReactNode;
+}) {
   return (
     <Switch>
       <Route path="/">
-        <Redirect to="/datasets" replace />
+        <Redirect to={home} replace />
       </Route>
+      {children}
+      <Route>{fallback}</Route>
+    </Switch>
+  );
+}
+
+function ProjectRoutes() {
+  return (
+    <Routes home="/datasets" fallback={<NotFound />}>
       <Route path="/datasets" component={DatasetsPage} />
       <Route path="/datasets/:id">{(params) => <DatasetPage datasetId={params.id} />}</Route>
       <Route path="/datasets/:id/documents/:documentId">
@@ -124,26 +139,22 @@ function ProjectRoutes() {
           <p>Sign out and sign in with the deployment's admin token.</p>
         </Empty>
       </Route>
-      <Route>
-        <NotFound />
-      </Route>
-    </Switch>
+    </Routes>
   );
 }
 
 function AdminRoutes() {
   return (
-    <Switch>
-      <Route path="/">
-        <Redirect to="/admin" replace />
-      </Route>
-      <Route path="/admin" nest component={AdminPage} />
-      <Route>
+    <Routes
+      home="/admin"
+      fallback={
         <Empty title="This page needs a project API key">
           <p>The admin token manages projects and keys; sign in with a project key for data.</p>
         </Empty>
-      </Route>
-    </Switch>
+      }
+    >
+      <Route path="/admin" nest component={AdminPage} />
+    </Routes>
   );
 }
 

@@ -53,6 +53,7 @@ describe("service routes", () => {
         "/api/endpoints/{id}/chat/completions",
         "/api/endpoints/{id}/completions",
         "/endpoints/{id}/logs",
+        "/endpoints/{id}/logs/export",
         "/endpoints/{id}/logs/{log_id}/comments",
         "/health",
       ].sort(),

@@ -4,6 +4,8 @@ import { API_ORIGIN } from "../api/client.ts";
 import type { Credential, CredentialKind } from "../api/credentials.ts";
 import { apiErrorOf } from "../api/errors.ts";
 import { ErrorNotice } from "../components/error-notice.tsx";
+import { Field } from "../components/field.tsx";
+import { RadioGroup } from "../components/radio-group.tsx";
 import { useAuth } from "./auth-context.tsx";
 
 /**
@@ -20,6 +22,11 @@ async function verify({ kind, token }: Credential) {
   const body = await reply.json().catch(() => null);
   throw apiErrorOf(reply.status, body, reply.headers.get("x-request-id"));
 }
+
+const KINDS: { value: CredentialKind; label: string }[] = [
+  { value: "project", label: "Project key" },
+  { value: "admin", label: "Admin token" },
+];
 
 export const INTERACTIVE_MARK = "quarry:sign-in-interactive";
 
@@ -49,31 +56,14 @@ export function SignIn() {
     <main className="sign-in">
       <form className="card stack" onSubmit={submit} aria-labelledby="sign-in-title">
         <h1 id="sign-in-title">Sign in to Quarry</h1>
-        <fieldset className="segmented">
-          <legend>Sign in with</legend>
-          <label>
-            <input
-              type="radio"
-              name="kind"
-              value="project"
-              checked={kind === "project"}
-              onChange={() => setKind("project")}
-            />
-            Project key
-          </label>
-          <label>
-            <input
-              type="radio"
-              name="kind"
-              value="admin"
-              checked={kind === "admin"}
-              onChange={() => setKind("admin")}
-            />
-            Admin token
-          </label>
-        </fieldset>
-        <div className="field">
-          <label htmlFor={tokenId}>{kind === "project" ? "API key" : "Token"}</label>
+        <RadioGroup
+          legend="Sign in with"
+          name="kind"
+          value={kind}
+          options={KINDS}
+          onChange={setKind}
+        />
+        <Field id={tokenId} label={kind === "project" ? "API key" : "Token"}>
           <input
             id={tokenId}
             type="password"
@@ -84,7 +74,7 @@ export function SignIn() {
             value={token}
             onChange={(event) => setToken(event.target.value)}
           />
-        </div>
+        </Field>
         <label className="check">
           <input
             type="checkbox"

@@ -1,17 +1,17 @@
-import { keepPreviousData, useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
-import { type FormEvent, useId, useState } from "react";
+import { useMutation, useQueryClient } from "@tanstack/react-query";
+import { useState } from "react";
 import { api, ok } from "../../api/client.ts";
 import type { components } from "../../api/schema";
-import { ConfirmDialog } from "../../components/confirm-dialog.tsx";
+import { ConfirmedAction } from "../../components/confirmed-action.tsx";
+import { ACTIONS_COLUMN, CREATED_COLUMN } from "../../components/data-table.tsx";
 import { Empty } from "../../components/empty.tsx";
-import { ErrorNotice } from "../../components/error-notice.tsx";
-import { Loading } from "../../components/loading.tsx";
-import { Pagination } from "../../components/pagination.tsx";
-import { useToast } from "../../components/toasts.tsx";
+import { PageSection } from "../../components/page-section.tsx";
+import { PagedTable, type TableSpec } from "../../components/paged-table.tsx";
+import { usePagedQuery } from "../../components/use-paged-query.ts";
 import { formatDate } from "../datasets/format.ts";
+import { NameForm } from "./name-form.tsx";
 
 type Project = components["schemas"]["Project"];
-type KeySummary = components["schemas"]["ApiKeySummary"];
 
 const PAGE_SIZE = 50;
 
@@ -21,122 +21,75 @@ const PAGE_SIZE = 50;
  * can still be found and revoked; a new key is shown once.
  */
 export function AdminPage() {
-  const [offset, setOffset] = useState(0);
   const [selected, setSelected] = useState<Project | null>(null);
-  const projects = useQuery({
+  const projects = usePagedQuery(PAGE_SIZE, (offset) => ({
     queryKey: ["admin", "projects", offset],
     queryFn: () =>
       ok(api.GET("/admin/projects", { params: { query: { offset, page_size: PAGE_SIZE } } })),
-    placeholderData: keepPreviousData,
-  });
+  }));
   return (
-    <section className="stack" aria-labelledby="admin-title">
-      <div className="row between">
-        <h1 id="admin-title">Projects</h1>
-        <CreateProject onCreated={setSelected} />
-      </div>
-      {projects.isPending ? (
-        <Loading what="Loading projects" />
-      ) : projects.isError ? (
-        <ErrorNotice error={projects.error} onRetry={() => projects.refetch()} />
-      ) : projects.data.length === 0 && offset === 0 ? (
-        <Empty title="No projects yet" />
-      ) : (
-        <>
-          <div className="table-wrap">
-            <table>
-              <caption className="sr-only">Projects</caption>
-              <thead>
-                <tr>
-                  <th scope="col">Name</th>
-                  <th scope="col">Id</th>
-                  <th scope="col" className="hide-narrow">
-                    Created
-                  </th>
-                  <th scope="col">
-                    <span className="sr-only">Actions</span>
-                  </th>
-                </tr>
-              </thead>
-              <tbody>
-                {projects.data.map((project) => (
-                  <tr key={project.id}>
-                    <td>{project.name}</td>
-                    <td className="mono small">{project.id}</td>
-                    <td className="hide-narrow small">{formatDate(project.created_at)}</td>
-                    <td>
-                      <button
-                        type="button"
-                        aria-pressed={selected?.id === project.id}
-                        onClick={() => setSelected(project)}
-                      >
-                        Keys
-                      </button>
-                    </td>
-                  </tr>
-                ))}
-              </tbody>
-            </table>
-          </div>
-          <Pagination
-            offset={offset}
-            pageSize={PAGE_SIZE}
-            shown={projects.data.length}
-            onChange={setOffset}
-            label="Project pages"
-          />
-        </>
-      )}
+    <PageSection title="Projects" actions={<CreateProject onCreated={setSelected} />}>
+      <PagedTable list={projects} table={PROJECTS} empty={<Empty title="No projects yet" />}>
+        {(project) => (
+          <tr key={project.id}>
+            <td>{project.name}</td>
+            <td className="mono small">{project.id}</td>
+            <td className="hide-narrow small">{formatDate(project.created_at)}</td>
+            <td>
+              <button
+                type="button"
+                aria-pressed={selected?.id === project.id}
+                onClick={() => setSelected(project)}
+              >
+                Keys
+              </button>
+            </td>
+          </tr>
+        )}
+      </PagedTable>
       {selected && <ProjectKeys key={selected.id} project={selected} />}
-    </section>
+    </PageSection>
   );
 }
 
+const PROJECTS: TableSpec = {
+  caption: "Projects",
+  columns: [{ label: "Name" }, { label: "Id" }, CREATED_COLUMN, ACTIONS_COLUMN],
+  loading: "Loading projects",
+  pagesLabel: "Project pages",
+};
+
+const KEYS: TableSpec = {
+  caption: "Keys",
+  columns: [{ label: "Key" }, { label: "Name" }, CREATED_COLUMN, { label: "Status" }],
+  loading: "Loading keys",
+  pagesLabel: "Key pages",
+};
+
 function CreateProject({ onCreated }: { onCreated: (project: Project) => void }) {
   const queries = useQueryClient();
-  const id = useId();
-  const [name, setName] = useState("");
   const create = useMutation({
-    mutationFn: () => ok(api.POST("/admin/projects", { body: { name: name.trim() } })),
+    mutationFn: (name: string) => ok(api.POST("/admin/projects", { body: { name } })),
     onSuccess: (project) => {
-      setName("");
       queries.invalidateQueries({ queryKey: ["admin", "projects"] });
       onCreated(project);
     },
   });
   return (
-    <form
-      className="row"
-      onSubmit={(event: FormEvent) => {
-        event.preventDefault();
-        create.mutate();
-      }}
-    >
-      <label htmlFor={id} className="sr-only">
-        New project name
-      </label>
-      <input
-        id={id}
-        required
-        placeholder="New project name"
-        value={name}
-        onChange={(e) => setName(e.target.value)}
-        style={{ width: "14rem" }}
-      />
-      <button type="submit" className="primary" disabled={create.isPending || !name.trim()}>
-        Create project
-      </button>
-      {create.error && <ErrorNotice error={create.error} />}
-    </form>
+    <NameForm
+      label="New project name"
+      submitLabel="Create project"
+      required
+      pending={create.isPending}
+      error={create.error}
+      onSubmit={(name, reset) => create.mutate(name, { onSuccess: reset })}
+    />
   );
 }
 
 function ProjectKeys({ project }: { project: Project }) {
   const queries = useQueryClient();
-  const nameId = useId();
-  const [offset, setOffset] = useState(0);
-  const [name, setName] = useState("");
-  const keys = useQuery({
+  const keys = usePagedQuery(PAGE_SIZE, (offset) => ({
     queryKey: ["admin", "keys", project.id, offset],
     queryFn: () =>
       ok(
@@ -144,46 +97,29 @@ function ProjectKeys({ project }: { project: Project }) {
           params: { path: { id: project.id }, query: { offset, page_size: PAGE_SIZE } },
         }),
       ),
-    placeholderData: keepPreviousData,
-  });
+  }));
   const create = useMutation({
-    mutationFn: () =>
+    mutationFn: (name: string) =>
       ok(
         api.POST("/admin/projects/{id}/keys", {
           params: { path: { id: project.id } },
-          body: name.trim() ? { name: name.trim() } : {},
+          body: name ? { name } : {},
         }),
       ),
     onSuccess: () => {
-      setName("");
       queries.invalidateQueries({ queryKey: ["admin", "keys", project.id] });
     },
   });
   return (
     <section className="card stack" aria-labelledby="keys-title">
       <h2 id="keys-title">Keys of {project.name}</h2>
-      <form
-        className="row"
-        onSubmit={(event: FormEvent) => {
-          event.preventDefault();
-          create.mutate();
-        }}
-      >
-        <label htmlFor={nameId} className="sr-only">
-          Key name (optional)
-        </label>
-        <input
-          id={nameId}
-          placeholder="Key name (optional)"
-          value={name}
-          onChange={(e) => setName(e.target.value)}
-          style={{ width: "14rem" }}
-        />
-        <button type="submit" className="primary" disabled={create.isPending}>
-          Create key
-        </button>
-      </form>
-      {create.error && <ErrorNotice error={create.error} />}
+      <NameForm
+        label="Key name (optional)"
+        submitLabel="Create key"
+        pending={create.isPending}
+        error={create.error}
+        onSubmit={(name, reset) => create.mutate(name, { onSuccess: reset })}
+      />
       {create.data && (
         <div className="notice" style={{ border: "1px solid var(--ok)" }} role="status">
           <p>
@@ -192,86 +128,36 @@ function ProjectKeys({ project }: { project: Project }) {
           <pre data-testid="new-key">{create.data.key}</pre>
         </div>
       )}
-      {keys.isPending ? (
-        <Loading what="Loading keys" />
-      ) : keys.isError ? (
-        <ErrorNotice error={keys.error} onRetry={() => keys.refetch()} />
-      ) : keys.data.length === 0 && offset === 0 ? (
-        <Empty title="No keys yet" />
-      ) : (
-        <>
-          <div className="table-wrap">
-            <table>
-              <caption className="sr-only">Keys</caption>
-              <thead>
-                <tr>
-                  <th scope="col">Key</th>
-                  <th scope="col">Name</th>
-                  <th scope="col" className="hide-narrow">
-                    Created
-                  </th>
-                  <th scope="col">Status</th>
-                </tr>
-              </thead>
-              <tbody>
-                {keys.data.map((key) => (
-                  <tr key={key.id}>
-                    <td>
-                      <span className="mono">{key.prefix}…</span>
-                      <div className="muted small mono">{key.id}</div>
-                    </td>
-                    <td>{key.name ?? "—"}</td>
-                    <td className="hide-narrow small">{formatDate(key.created_at)}</td>
-                    <td>
-                      {key.revoked_at ? (
-                        <span className="badge failed">revoked {formatDate(key.revoked_at)}</span>
-                      ) : (
-                        <RevokeKey projectId={project.id} apiKey={key} />
-                      )}
-                    </td>
-                  </tr>
-                ))}
-              </tbody>
-            </table>
-          </div>
-          <Pagination
-            offset={offset}
-            pageSize={PAGE_SIZE}
-            shown={keys.data.length}
-            onChange={setOffset}
-            label="Key pages"
-          />
-        </>
-      )}
+      <PagedTable list={keys} table={KEYS} empty={<Empty title="No keys yet" />}>
+        {(key) => (
+          <tr key={key.id}>
+            <td>
+              <span className="mono">{key.prefix}…</span>
+              <div className="muted small mono">{key.id}</div>
+            </td>
+            <td>{key.name ?? "—"}</td>
+            <td className="hide-narrow small">{formatDate(key.created_at)}</td>
+            <td>
+              {key.revoked_at ? (
+                <span className="badge failed">revoked {formatDate(key.revoked_at)}</span>
+              ) : (
+                <ConfirmedAction
+                  label="Revoke"
+                  ariaLabel={`Revoke key ${key.prefix}`}
+                  title={`Revoke key ${key.prefix}…?`}
+                  description="Requests with this key are refused from now on. This cannot be undone."
+                  confirmLabel="Revoke key"
+                  action={() =>
+                    ok(api.DELETE("/admin/keys/{key_id}", { params: { path: { key_id: key.id } } }))
+                  }
+                  doneMessage={`Key ${key.prefix}… revoked`}
+                  invalidates={["admin", "keys", project.id]}
+                />
+              )}
+            </td>
+          </tr>
+        )}
+      </PagedTable>
     </section>
-  );
-}
-
-function RevokeKey({ projectId, apiKey }: { projectId: string; apiKey: KeySummary }) {
-  const queries = useQueryClient();
-  const toast = useToast();
-  const revoke = useMutation({
-    mutationFn: () =>
-      ok(api.DELETE("/admin/keys/{key_id}", { params: { path: { key_id: apiKey.id } } })),
-    onSuccess: () => {
-      toast(`Key ${apiKey.prefix}… revoked`);
-      queries.invalidateQueries({ queryKey: ["admin", "keys", projectId] });
-    },
-  });
-  return (
-    <>
-      <ConfirmDialog
-        trigger={
-          <button type="button" aria-label={`Revoke key ${apiKey.prefix}`}>
-            Revoke
-          </button>
-        }
-        title={`Revoke key ${apiKey.prefix}…?`}
-        description={<p>Requests with this key are refused from now on. This cannot be undone.</p>}
-        confirmLabel="Revoke key"
-        onConfirm={() => revoke.mutate()}
-      />
-      {revoke.error && <ErrorNotice error={revoke.error} />}
-    </>
   );
 }

@@ -2,6 +2,7 @@ import { useMutation, useQueryClient } from "@tanstack/react-query";
 import { type FormEvent, useId, useState } from "react";
 import { api, ok } from "../../api/client.ts";
 import { ErrorNotice } from "../../components/error-notice.tsx";
+import { Field, InputField } from "../../components/field.tsx";
 import { useToast } from "../../components/toasts.tsx";
 import { datasetKeys } from "./dataset-api.ts";
 import { UploadFiles } from "./upload-files.tsx";
@@ -36,7 +37,7 @@ function newDocumentId(prefix: string) {
 function CreateDocumentForm({ datasetId, source }: { datasetId: string; source: "url" | "text" }) {
   const queries = useQueryClient();
   const toast = useToast();
-  const ids = { id: useId(), url: useId(), content: useId(), name: useId() };
+  const contentId = useId();
   const [documentId, setDocumentId] = useState(() => newDocumentId(source));
   const [url, setUrl] = useState("");
   const [parse, setParse] = useState(true);
@@ -74,28 +75,17 @@ function CreateDocumentForm({ datasetId, source }: { datasetId: string; source: 
 
   return (
     <form className="stack" onSubmit={submit}>
-      <div className="field">
-        <label htmlFor={ids.id}>Document id</label>
-        <input
-          id={ids.id}
-          required
-          value={documentId}
-          onChange={(e) => setDocumentId(e.target.value)}
-        />
-      </div>
+      <InputField label="Document id" required value={documentId} onChange={setDocumentId} />
       {source === "url" ? (
         <>
-          <div className="field">
-            <label htmlFor={ids.url}>URL</label>
-            <input
-              id={ids.url}
-              type="url"
-              required
-              placeholder="https://example.com/page.html"
-              value={url}
-              onChange={(e) => setUrl(e.target.value)}
-            />
-          </div>
+          <InputField
+            label="URL"
+            type="url"
+            required
+            placeholder="https://example.com/page.html"
+            value={url}
+            onChange={setUrl}
+          />
           <label className="check">
             <input type="checkbox" checked={parse} onChange={(e) => setParse(e.target.checked)} />
             Fetch and parse the page (HTML, text, Markdown, PDF, CSV)
@@ -103,20 +93,16 @@ function CreateDocumentForm({ datasetId, source }: { datasetId: string; source: 
         </>
       ) : (
         <>
-          <div className="field">
-            <label htmlFor={ids.name}>File name (optional)</label>
-            <input id={ids.name} value={filename} onChange={(e) => setFilename(e.target.value)} />
-          </div>
-          <div className="field">
-            <label htmlFor={ids.content}>Text</label>
+          <InputField label="File name (optional)" value={filename} onChange={setFilename} />
+          <Field id={contentId} label="Text">
             <textarea
-              id={ids.content}
+              id={contentId}
               required
               rows={6}
               value={content}
               onChange={(e) => setContent(e.target.value)}
             />
-          </div>
+          </Field>
         </>
       )}
       {create.error && <ErrorNotice error={create.error} />}

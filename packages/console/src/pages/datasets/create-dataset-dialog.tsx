@@ -1,9 +1,12 @@
 import { useMutation, useQueryClient } from "@tanstack/react-query";
-import { Dialog } from "radix-ui";
-import { type FormEvent, useId, useState } from "react";
+import { type FormEvent, useState } from "react";
 import { useLocation } from "wouter";
 import { api, ok } from "../../api/client.ts";
 import { ErrorNotice } from "../../components/error-notice.tsx";
+import { InputField } from "../../components/field.tsx";
+import { DialogActions, FormDialog } from "../../components/form-dialog.tsx";
+import { ListFieldset, RemoveButton } from "../../components/list-fieldset.tsx";
+import { RadioGroup } from "../../components/radio-group.tsx";
 import { type CreateDataset, datasetKeys } from "./dataset-api.ts";
 
 type MetadataType = NonNullable<CreateDataset["metadata_columns"]>[number]["type"];
@@ -20,6 +23,11 @@ interface MetadataDraft {
   type: MetadataType;
 }
 
+const KINDS = [
+  { value: "hybrid", label: "Hybrid (semantic + keyword)" },
+  { value: "standard", label: "Standard (semantic)" },
+] as const;
+
 let nextKey = 1;
 
 /**
@@ -28,34 +36,41 @@ let nextKey = 1;
  * model); the API's 400 message is shown in the dialog.
  */
 export function CreateDatasetDialog() {
-  const [open, setOpen] = useState(false);
   return (
-    <Dialog.Root open={open} onOpenChange={setOpen}>
-      <Dialog.Trigger asChild>
+    <FormDialog
+      title="New dataset"
+      trigger={
         <button type="button" className="primary">
           New dataset
         </button>
-      </Dialog.Trigger>
-      <Dialog.Portal>
-        <Dialog.Overlay className="overlay" />
-        <Dialog.Content className="dialog" aria-describedby={undefined}>
-          <Dialog.Title>New dataset</Dialog.Title>
-          {open && <CreateDatasetForm onDone={() => setOpen(false)} />}
-        </Dialog.Content>
-      </Dialog.Portal>
-    </Dialog.Root>
+      }
+    >
+      {(close) => <CreateDatasetForm onDone={close} />}
+    </FormDialog>
   );
+}
+
+/** Rows of a list being drafted, keyed for React (names may repeat or be blank). */
+function useDrafts<Draft extends { key: number }>(initial: Draft[]) {
+  const [drafts, setDrafts] = useState(initial);
+  return {
+    drafts,
+    add: (draft: Omit<Draft, "key">) =>
+      setDrafts([...drafts, { ...draft, key: nextKey++ } as Draft]),
+    update: (key: number, patch: Partial<Draft>) =>
+      setDrafts(drafts.map((d) => (d.key === key ? { ...d, ...patch } : d))),
+    remove: (key: number) => setDrafts(drafts.filter((d) => d.key !== key)),
+  };
 }
 
 function CreateDatasetForm({ onDone }: { onDone: () => void }) {
   const queries = useQueryClient();
   const [, navigate] = useLocation();
-  const ids = { name: useId(), model: useId() };
   const [name, setName] = useState("");
   const [kind, setKind] = useState<"standard" | "hybrid">("hybrid");
   const [model, setModel] = useState("");
-  const [columns, setColumns] = useState<ColumnDraft[]>([{ key: 0, name: "text", embed: true }]);
-  const [metadata, setMetadata] = useState<MetadataDraft[]>([]);
+  const columns = useDrafts<ColumnDraft>([{ key: 0, name: "text", embed: true }]);
+  const metadata = useDrafts<MetadataDraft>([]);
   const create = useMutation({
     mutationFn: (body: CreateDataset) => ok(api.POST("/api/datasets", { body })),
     onSuccess: (dataset) => {
@@ -70,11 +85,11 @@ function CreateDatasetForm({ onDone }: { onDone: () => void }) {
     const body: CreateDataset = {
       name: name.trim(),
       kind,
-      columns: columns
+      columns: columns.drafts
         .filter((c) => c.name.trim())
         .map((c) => ({ name: c.name.trim(), type: "text", embed: c.embed })),
     };
-    const declared = metadata.filter((m) => m.name.trim());
+    const declared = metadata.drafts.filter((m) => m.name.trim());
     if (declared.length > 0)
       body.metadata_columns = declared.map((m) => ({ name: m.name.trim(), type: m.type }));
     if (model.trim()) body.embedding_model = model.trim();
@@ -83,101 +98,55 @@ function CreateDatasetForm({ onDone }: { onDone: () => void }) {
 
   return (
     <form className="stack" onSubmit={submit}>
-      <div className="field">
-        <label htmlFor={ids.name}>Name</label>
-        <input
-          id={ids.name}
-          required
-          value={name}
-          onChange={(e) => setName(e.target.value)}
-          autoComplete="off"
-        />
-      </div>
-      <fieldset className="segmented">
-        <legend>Kind</legend>
-        {(["hybrid", "standard"] as const).map((k) => (
-          <label key={k}>
-            <input
-              type="radio"
-              name="kind"
-              value={k}
-              checked={kind === k}
-              onChange={() => setKind(k)}
-            />
-            {k === "hybrid" ? "Hybrid (semantic + keyword)" : "Standard (semantic)"}
-          </label>
-        ))}
-      </fieldset>
-      <fieldset className="stack">
-        <legend>Columns</legend>
-        {columns.map((column, index) => (
+      <InputField label="Name" required value={name} onChange={setName} autoComplete="off" />
+      <RadioGroup legend="Kind" name="kind" value={kind} options={KINDS} onChange={setKind} />
+      <ListFieldset
+        legend="Columns"
+        addLabel="Add column"
+        onAdd={() => columns.add({ name: "", embed: false })}
+      >
+        {columns.drafts.map((column, index) => (
           <div className="row" key={column.key}>
             <input
               aria-label={`Column ${index + 1} name`}
               className="grow"
               value={column.name}
-              onChange={(e) =>
-                setColumns(
-                  columns.map((c) => (c.key === column.key ? { ...c, name: e.target.value } : c)),
-                )
-              }
+              onChange={(e) => columns.update(column.key, { name: e.target.value })}
             />
             <label className="check">
               <input
                 type="checkbox"
                 checked={column.embed}
-                onChange={(e) =>
-                  setColumns(
-                    columns.map((c) =>
-                      c.key === column.key ? { ...c, embed: e.target.checked } : c,
-                    ),
-                  )
-                }
+                onChange={(e) => columns.update(column.key, { embed: e.target.checked })}
               />
               Embedded
             </label>
-            <button
-              type="button"
-              aria-label={`Remove column ${column.name || index + 1}`}
-              onClick={() => setColumns(columns.filter((c) => c.key !== column.key))}
-            >
-              Remove
-            </button>
+            <RemoveButton
+              what={`column ${column.name || index + 1}`}
+              onRemove={() => columns.remove(column.key)}
+            />
           </div>
         ))}
-        <div>
-          <button
-            type="button"
-            onClick={() => setColumns([...columns, { key: nextKey++, name: "", embed: false }])}
-          >
-            Add column
-          </button>
-        </div>
-      </fieldset>
-      <fieldset className="stack">
-        <legend>Metadata columns (typed, optional)</legend>
-        {metadata.map((column, index) => (
+      </ListFieldset>
+      <ListFieldset
+        legend="Metadata columns (typed, optional)"
+        addLabel="Add metadata column"
+        onAdd={() => metadata.add({ name: "", type: "string" })}
+      >
+        {metadata.drafts.map((column, index) => (
           <div className="row" key={column.key}>
             <input
               aria-label={`Metadata column ${index + 1} name`}
               className="grow"
               value={column.name}
-              onChange={(e) =>
-                setMetadata(
-                  metadata.map((m) => (m.key === column.key ? { ...m, name: e.target.value } : m)),
-                )
-              }
+              onChange={(e) => metadata.update(column.key, { name: e.target.value })}
             />
             <select
               aria-label={`Metadata column ${index + 1} type`}
               value={column.type}
               style={{ width: "auto" }}
               onChange={(e) =>
-                setMetadata(
-                  metadata.map((m) =>
-                    m.key === column.key ? { ...m, type: e.target.value as MetadataType } : m,
-                  ),
-                )
+                metadata.update(column.key, { type: e.target.value as MetadataType })
               }
             >
               {METADATA_TYPES.map((t) => (
@@ -186,43 +155,27 @@ function CreateDatasetForm({ onDone }: { onDone: () => void }) {
                 </option>
               ))}
             </select>
-            <button
-              type="button"
-              aria-label={`Remove metadata column ${column.name || index + 1}`}
-              onClick={() => setMetadata(metadata.filter((m) => m.key !== column.key))}
-            >
-              Remove
-            </button>
+            <RemoveButton
+              what={`metadata column ${column.name || index + 1}`}
+              onRemove={() => metadata.remove(column.key)}
+            />
           </div>
         ))}
-        <div>
-          <button
-            type="button"
-            onClick={() => setMetadata([...metadata, { key: nextKey++, name: "", type: "string" }])}
-          >
-            Add metadata column
-          </button>
-        </div>
-      </fieldset>
-      <div className="field">
-        <label htmlFor={ids.model}>Embedding model</label>
-        <input
-          id={ids.model}
-          value={model}
-          placeholder="the deployment's default (e.g. local/hash, openai/text-embedding-3-small)"
-          onChange={(e) => setModel(e.target.value)}
-          autoComplete="off"
-        />
-      </div>
+      </ListFieldset>
+      <InputField
+        label="Embedding model"
+        value={model}
+        placeholder="the deployment's default (e.g. local/hash, openai/text-embedding-3-small)"
+        onChange={setModel}
+        autoComplete="off"
+      />
       {create.error && <ErrorNotice error={create.error} />}
-      <div className="row end">
-        <Dialog.Close asChild>
-          <button type="button">Cancel</button>
-        </Dialog.Close>
-        <button type="submit" className="primary" disabled={create.isPending || !name.trim()}>
-          {create.isPending ? "Creating…" : "Create dataset"}
-        </button>
-      </div>
+      <DialogActions
+        label="Create dataset"
+        pendingLabel="Creating…"
+        pending={create.isPending}
+        disabled={!name.trim()}
+      />
     </form>
   );
 }

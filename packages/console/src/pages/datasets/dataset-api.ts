@@ -1,6 +1,7 @@
-import { keepPreviousData, useQuery } from "@tanstack/react-query";
+import { useQuery } from "@tanstack/react-query";
 import { api, ok } from "../../api/client.ts";
 import type { components } from "../../api/schema";
+import { usePagedQuery } from "../../components/use-paged-query.ts";
 
 export type Dataset = components["schemas"]["Dataset"];
 export type DatasetDetail = components["schemas"]["DatasetDetail"];
@@ -28,15 +29,14 @@ export function isIngesting(document: Pick<Document, "status">) {
 /** How often a page polls while something is being ingested. */
 export const INGEST_POLL_MS = 1000;
 
-export function useDatasets(offset: number, pageSize: number) {
-  return useQuery({
+export function useDatasets(pageSize: number) {
+  return usePagedQuery(pageSize, (offset) => ({
     queryKey: datasetKeys.list(offset, pageSize),
     queryFn: () =>
       ok(
         api.GET("/api/datasets", { params: { query: { offset, page_size: pageSize } } }),
       ) as Promise<Dataset[]>,
-    placeholderData: keepPreviousData,
-  });
+  }));
 }
 
 export function useDataset(id: string) {

@@ -1,11 +1,10 @@
-import { keepPreviousData, useQuery } from "@tanstack/react-query";
-import { useState } from "react";
 import { Link } from "wouter";
 import { api, ok } from "../../api/client.ts";
 import { Empty } from "../../components/empty.tsx";
 import { ErrorNotice } from "../../components/error-notice.tsx";
 import { Loading } from "../../components/loading.tsx";
-import { Pagination } from "../../components/pagination.tsx";
+import { PagedQuery } from "../../components/paged-query.tsx";
+import { usePagedQuery } from "../../components/use-paged-query.ts";
 import {
   datasetKeys,
   INGEST_POLL_MS,
@@ -23,9 +22,8 @@ const PAGE_SIZE = 25;
 export function DocumentPage({ datasetId, documentId }: { datasetId: string; documentId: string }) {
   const dataset = useDataset(datasetId);
   const document = useDocument(datasetId, documentId);
-  const [offset, setOffset] = useState(0);
   const ingesting = document.data ? isIngesting(document.data) : false;
-  const rows = useQuery({
+  const rows = usePagedQuery(PAGE_SIZE, (offset) => ({
     queryKey: datasetKeys.rows(datasetId, documentId, offset, PAGE_SIZE),
     queryFn: () =>
       ok(
@@ -40,9 +38,8 @@ export function DocumentPage({ datasetId, documentId }: { datasetId: string; doc
           },
         }),
       ),
-    placeholderData: keepPreviousData,
     refetchInterval: ingesting ? INGEST_POLL_MS * 3 : false,
-  });
+  }));
 
   return (
     <section className="stack" aria-labelledby="document-title">
@@ -78,25 +75,25 @@ export function DocumentPage({ datasetId, documentId }: { datasetId: string; doc
         </dl>
       )}
       <h2>Rows</h2>
-      {rows.isPending || dataset.isPending ? (
-        <Loading what="Loading rows" />
-      ) : rows.isError ? (
-        <ErrorNotice error={rows.error} onRetry={() => rows.refetch()} />
-      ) : dataset.isError ? (
+      {dataset.isError ? (
         <ErrorNotice error={dataset.error} />
-      ) : rows.data.length === 0 && offset === 0 ? (
-        <Empty title={ingesting ? "Rows appear as the document is ingested" : "No rows"} />
       ) : (
-        <>
-          <RowsTable dataset={dataset.data} rows={rows.data} />
-          <Pagination
-            offset={offset}
-            pageSize={PAGE_SIZE}
-            shown={rows.data.length}
-            onChange={setOffset}
-            label="Row pages"
-          />
-        </>
+        <PagedQuery
+          list={rows}
+          loading="Loading rows"
+          empty={
+            <Empty title={ingesting ? "Rows appear as the document is ingested" : "No rows"} />
+          }
+          pagesLabel="Row pages"
+        >
+          {(page) =>
+            dataset.data ? (
+              <RowsTable dataset={dataset.data} rows={page} />
+            ) : (
+              <Loading what="Loading rows" />
+            )
+          }
+        </PagedQuery>
       )}
     </section>
   );

@@ -1,10 +1,12 @@
 import { useMutation, useQueryClient } from "@tanstack/react-query";
-import { Dialog } from "radix-ui";
 import { type FormEvent, useId, useState } from "react";
 import { api, ok } from "../../api/client.ts";
 import type { components } from "../../api/schema";
-import { ConfirmDialog } from "../../components/confirm-dialog.tsx";
+import { ConfirmedAction } from "../../components/confirmed-action.tsx";
+import { type Column, DataTable } from "../../components/data-table.tsx";
 import { ErrorNotice } from "../../components/error-notice.tsx";
+import { Field } from "../../components/field.tsx";
+import { DialogActions, FormDialog } from "../../components/form-dialog.tsx";
 import { useToast } from "../../components/toasts.tsx";
 import { type DatasetDetail, datasetKeys, type Row } from "./dataset-api.ts";
 
@@ -19,49 +21,48 @@ export function userMetadata(metadata: Record<string, unknown>) {
 
 export function RowsTable({ dataset, rows }: { dataset: DatasetDetail; rows: Row[] }) {
   const columns = dataset.columns.map((c) => c.name);
+  const headers: Column[] = [
+    { label: "Row", className: "num" },
+    ...columns.map((name) => ({ label: name, key: `column:${name}` })),
+    { label: "Metadata" },
+    { label: "Actions", hidden: true },
+  ];
   return (
-    <div className="table-wrap">
-      <table>
-        <caption className="sr-only">Rows</caption>
-        <thead>
-          <tr>
-            <th scope="col" className="num">
-              Row
-            </th>
-            {columns.map((name) => (
-              <th scope="col" key={name}>
-                {name}
-              </th>
-            ))}
-            <th scope="col">Metadata</th>
-            <th scope="col">
-              <span className="sr-only">Actions</span>
-            </th>
-          </tr>
-        </thead>
-        <tbody>
-          {rows.map((row) => (
-            <tr key={row.id} data-row-id={row.id}>
-              <td className="num mono">{row.id}</td>
-              {columns.map((name) => (
-                <td key={name} className="cell-text">
-                  <Clamped text={row.data[name] ?? ""} />
-                </td>
-              ))}
-              <td className="cell-text">
-                <MetadataList metadata={row.metadata} />
-              </td>
-              <td>
-                <div className="row" style={{ flexWrap: "nowrap" }}>
-                  <EditRowDialog dataset={dataset} row={row} />
-                  <DeleteRow datasetId={dataset.id} row={row} />
-                </div>
-              </td>
-            </tr>
+    <DataTable caption="Rows" columns={headers}>
+      {rows.map((row) => (
+        <tr key={row.id} data-row-id={row.id}>
+          <td className="num mono">{row.id}</td>
+          {columns.map((name) => (
+            <td key={name} className="cell-text">
+              <Clamped text={row.data[name] ?? ""} />
+            </td>
           ))}
-        </tbody>
-      </table>
-    </div>
+          <td className="cell-text">
+            <MetadataList metadata={row.metadata} />
+          </td>
+          <td>
+            <div className="row" style={{ flexWrap: "nowrap" }}>
+              <EditRowDialog dataset={dataset} row={row} />
+              <ConfirmedAction
+                label="Delete"
+                ariaLabel={`Delete row ${row.id}`}
+                title={`Delete row ${row.id}?`}
+                description="The row is removed from the dataset and from search."
+                action={() =>
+                  ok(
+                    api.DELETE("/api/datasets/{id}/rows/{row_id}", {
+                      params: { path: { id: dataset.id, row_id: String(row.id) } },
+                    }),
+                  )
+                }
+                doneMessage={`Row ${row.id} deleted`}
+                invalidates={datasetKeys.one(dataset.id)}
+              />
+            </div>
+          </td>
+        </tr>
+      ))}
+    </DataTable>
   );
 }
 
@@ -100,22 +101,17 @@ export function MetadataList({ metadata }: { metadata: Record<string, unknown> }
 }
 
 function EditRowDialog({ dataset, row }: { dataset: DatasetDetail; row: Row }) {
-  const [open, setOpen] = useState(false);
   return (
-    <Dialog.Root open={open} onOpenChange={setOpen}>
-      <Dialog.Trigger asChild>
+    <FormDialog
+      title={`Edit row ${row.id}`}
+      trigger={
         <button type="button" aria-label={`Edit row ${row.id}`}>
           Edit
         </button>
-      </Dialog.Trigger>
-      <Dialog.Portal>
-        <Dialog.Overlay className="overlay" />
-        <Dialog.Content className="dialog" aria-describedby={undefined}>
-          <Dialog.Title>Edit row {row.id}</Dialog.Title>
-          {open && <EditRowForm dataset={dataset} row={row} onDone={() => setOpen(false)} />}
-        </Dialog.Content>
-      </Dialog.Portal>
-    </Dialog.Root>
+      }
+    >
+      {(close) => <EditRowForm dataset={dataset} row={row} onDone={close} />}
+    </FormDialog>
   );
 }
 
@@ -182,21 +178,25 @@ function EditRowForm({
   return (
     <form className="stack" onSubmit={submit}>
       {dataset.columns.map((column, index) => (
-        <div className="field" key={column.name}>
-          <label htmlFor={`${baseId}-${index}`}>
-            {column.name}
-            {column.embed && <span className="muted small"> (embedded)</span>}
-          </label>
+        <Field
+          key={column.name}
+          id={`${baseId}-${index}`}
+          label={
+            <>
+              {column.name}
+              {column.embed && <span className="muted small"> (embedded)</span>}
+            </>
+          }
+        >
           <textarea
             id={`${baseId}-${index}`}
             rows={5}
             value={data[column.name] ?? ""}
             onChange={(e) => setData({ ...data, [column.name]: e.target.value })}
           />
-        </div>
+        </Field>
       ))}
-      <div className="field">
-        <label htmlFor={metadataId}>Metadata (JSON; keys are merged into the row's)</label>
+      <Field id={metadataId} label="Metadata (JSON; keys are merged into the row's)">
         <textarea
           id={metadataId}
           className="mono"
@@ -205,53 +205,14 @@ function EditRowForm({
           onChange={(e) => setMetadataText(e.target.value)}
           aria-invalid={parseError !== null}
         />
-      </div>
+      </Field>
       {parseError && (
         <div className="notice error" role="alert">
           <p>{parseError}</p>
         </div>
       )}
       {save.error && <ErrorNotice error={save.error} />}
-      <div className="row end">
-        <Dialog.Close asChild>
-          <button type="button">Cancel</button>
-        </Dialog.Close>
-        <button type="submit" className="primary" disabled={save.isPending}>
-          {save.isPending ? "Saving…" : "Save row"}
-        </button>
-      </div>
+      <DialogActions label="Save row" pendingLabel="Saving…" pending={save.isPending} />
     </form>
-  );
-}
-
-function DeleteRow({ datasetId, row }: { datasetId: string; row: Row }) {
-  const queries = useQueryClient();
-  const toast = useToast();
-  const remove = useMutation({
-    mutationFn: () =>
-      ok(
-        api.DELETE("/api/datasets/{id}/rows/{row_id}", {
-          params: { path: { id: datasetId, row_id: String(row.id) } },
-        }),
-      ),
-    onSuccess: () => {
-      toast(`Row ${row.id} deleted`);
-      queries.invalidateQueries({ queryKey: datasetKeys.one(datasetId) });
-    },
-  });
-  return (
-    <>
-      <ConfirmDialog
-        trigger={
-          <button type="button" disabled={remove.isPending} aria-label={`Delete row ${row.id}`}>
-            Delete
-          </button>
-        }
-        title={`Delete row ${row.id}?`}
-        description={<p>The row is removed from the dataset and from search.</p>}
-        onConfirm={() => remove.mutate()}
-      />
-      {remove.error && <ErrorNotice error={remove.error} />}
-    </>
   );
 }

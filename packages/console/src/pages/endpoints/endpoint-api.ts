@@ -1,6 +1,7 @@
-import { keepPreviousData, useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
+import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { api, ok } from "../../api/client.ts";
 import type { components } from "../../api/schema";
+import { usePagedQuery } from "../../components/use-paged-query.ts";
 
 /** Endpoints (docs/api.md#endpoints): each save is a new deployment. */
 export type Endpoint = components["schemas"]["Endpoint"];
@@ -9,8 +10,8 @@ export type SearchBlock = components["schemas"]["SearchBlock"];
 
 export const ENDPOINT_PAGE_SIZE = 50;
 
-export function useEndpoints(offset: number) {
-  return useQuery({
+export function useEndpoints() {
+  return usePagedQuery(ENDPOINT_PAGE_SIZE, (offset) => ({
     queryKey: ["endpoints", "page", offset],
     queryFn: ({ signal }) =>
       ok(
@@ -19,8 +20,7 @@ export function useEndpoints(offset: number) {
           signal,
         }),
       ),
-    placeholderData: keepPreviousData,
-  });
+  }));
 }
 
 export function useEndpoint(id: string) {

@@ -1,5 +1,8 @@
 import { type FormEvent, useId, useState } from "react";
 import { ErrorNotice } from "../../components/error-notice.tsx";
+import { Field, InputField } from "../../components/field.tsx";
+import { ListFieldset, RemoveButton } from "../../components/list-fieldset.tsx";
+import { RadioGroup } from "../../components/radio-group.tsx";
 import type { CreateEndpoint, Endpoint, SearchBlock } from "./endpoint-api.ts";
 import { useSaveEndpoint } from "./endpoint-api.ts";
 import { SearchBlocksEditor } from "./search-blocks-editor.tsx";
@@ -20,6 +23,22 @@ export const MODEL_SUGGESTIONS = [
   "workers-ai/@cf/meta/llama-3.1-8b-instruct",
 ];
 
+const STYLES = [
+  { value: "completion", label: "Completion (one prompt)" },
+  { value: "chat", label: "Chat (messages)" },
+] as const;
+
+/** The model's sampling settings; each is optional. */
+const SAMPLING = [
+  { key: "temperature", label: "Temperature", min: 0, max: 2, step: 0.1 },
+  { key: "max_tokens", label: "Max tokens", min: 1, step: 1 },
+] as const;
+type SamplingKey = (typeof SAMPLING)[number]["key"];
+
+function numberOrNull(text: string) {
+  return text === "" ? null : Number(text);
+}
+
 export function EndpointForm({
   endpoint,
   onSaved,
@@ -36,8 +55,11 @@ export function EndpointForm({
   const [messages, setMessages] = useState<Message[]>(
     endpoint?.messages ?? [{ role: "system", content: "" }],
   );
-  const [temperature, setTemperature] = useState(endpoint?.temperature?.toString() ?? "");
-  const [maxTokens, setMaxTokens] = useState(endpoint?.max_tokens?.toString() ?? "");
+  // As typed: "" is "the provider's default" (sent as null).
+  const [sampling, setSampling] = useState<Record<SamplingKey, string>>({
+    temperature: endpoint?.temperature?.toString() ?? "",
+    max_tokens: endpoint?.max_tokens?.toString() ?? "",
+  });
   const [search, setSearch] = useState<SearchBlock[]>(endpoint?.search ?? []);
 
   const templates = style === "completion" ? [prompt] : messages.map((m) => m.content);
@@ -52,8 +74,8 @@ export function EndpointForm({
       name: name.trim(),
       model: model.trim(),
       ...(style === "completion" ? { prompt } : { messages }),
-      temperature: temperature === "" ? null : Number(temperature),
-      max_tokens: maxTokens === "" ? null : Number(maxTokens),
+      temperature: numberOrNull(sampling.temperature),
+      max_tokens: numberOrNull(sampling.max_tokens),
       search,
     };
     save.mutate(body, { onSuccess: onSaved });
@@ -62,18 +84,8 @@ export function EndpointForm({
   return (
     <form className="stack endpoint-form" onSubmit={submit} aria-labelledby={`${id}-title`}>
       <h2 id={`${id}-title`}>{endpoint ? "Configuration" : "New endpoint"}</h2>
-      <div className="field">
-        <label htmlFor={`${id}-name`}>Name</label>
-        <input
-          id={`${id}-name`}
-          value={name}
-          onChange={(e) => setName(e.target.value)}
-          required
-          maxLength={200}
-        />
-      </div>
-      <div className="field">
-        <label htmlFor={`${id}-model`}>Model</label>
+      <InputField label="Name" value={name} onChange={setName} required maxLength={200} />
+      <Field id={`${id}-model`} label="Model">
         <input
           id={`${id}-model`}
           value={model}
@@ -91,31 +103,18 @@ export function EndpointForm({
           <code>provider/model-id</code>: <code>openai/…</code>, <code>workers-ai/…</code>, or{" "}
           <code>local/echo</code> (offline: answers with the rendered prompt).
         </p>
-      </div>
-      <fieldset className="style-choice">
-        <legend>Style</legend>
-        <label className="inline">
-          <input
-            type="radio"
-            name={`${id}-style`}
-            checked={style === "completion"}
-            onChange={() => setStyle("completion")}
-          />
-          Completion (one prompt)
-        </label>
-        <label className="inline">
-          <input
-            type="radio"
-            name={`${id}-style`}
-            checked={style === "chat"}
-            onChange={() => setStyle("chat")}
-          />
-          Chat (messages)
-        </label>
-      </fieldset>
+      </Field>
+      <RadioGroup
+        legend="Style"
+        name={`${id}-style`}
+        value={style}
+        options={STYLES}
+        onChange={setStyle}
+        className="style-choice"
+        labelClassName="inline"
+      />
       {style === "completion" ? (
-        <div className="field">
-          <label htmlFor={`${id}-prompt`}>Prompt template</label>
+        <Field id={`${id}-prompt`} label="Prompt template">
           <textarea
             id={`${id}-prompt`}
             value={prompt}
@@ -124,7 +123,7 @@ export function EndpointForm({
             className="mono"
             aria-describedby={`${id}-variables`}
           />
-        </div>
+        </Field>
       ) : (
         <MessagesEditor
           messages={messages}
@@ -134,31 +133,18 @@ export function EndpointForm({
       )}
       <VariablesPanel id={`${id}-variables`} variables={variables} />
       <div className="row wrap">
-        <div className="field">
-          <label htmlFor={`${id}-temperature`}>Temperature</label>
-          <input
-            id={`${id}-temperature`}
-            type="number"
-            min={0}
-            max={2}
-            step={0.1}
-            value={temperature}
-            placeholder="provider default"
-            onChange={(e) => setTemperature(e.target.value)}
-          />
-        </div>
-        <div className="field">
-          <label htmlFor={`${id}-max-tokens`}>Max tokens</label>
-          <input
-            id={`${id}-max-tokens`}
-            type="number"
-            min={1}
-            step={1}
-            value={maxTokens}
-            placeholder="provider default"
-            onChange={(e) => setMaxTokens(e.target.value)}
-          />
-        </div>
+        {SAMPLING.map(({ key, label, ...limits }) => (
+          <Field key={key} id={`${id}-${key}`} label={label}>
+            <input
+              id={`${id}-${key}`}
+              type="number"
+              {...limits}
+              value={sampling[key]}
+              placeholder="provider default"
+              onChange={(e) => setSampling({ ...sampling, [key]: e.target.value })}
+            />
+          </Field>
+        ))}
       </div>
       <SearchBlocksEditor blocks={search} onChange={setSearch} />
       {save.error && <ErrorNotice error={save.error} />}
@@ -240,13 +226,18 @@ function MessagesEditor({
   const update = (index: number, patch: Partial<Message>) =>
     onChange(messages.map((m, i) => (i === index ? { ...m, ...patch } : m)));
   return (
-    <fieldset className="stack messages">
-      <legend>Message templates</legend>
+    <ListFieldset
+      legend="Message templates"
+      className="stack messages"
+      addLabel="Add message"
+      onAdd={() => onChange([...messages, { role: "user", content: "" }])}
+      addDisabled={messages.length >= 100}
+    >
       {messages.map((message, index) => (
         // Messages have no identity but their place in the list.
         // biome-ignore lint/suspicious/noArrayIndexKey: see above
         <div key={index} className="message-row">
-          <label className="visually-hidden" htmlFor={`${id}-role-${index}`}>
+          <label className="sr-only" htmlFor={`${id}-role-${index}`}>
             Role of message {index + 1}
           </label>
           <select
@@ -258,7 +249,7 @@ function MessagesEditor({
             <option value="user">user</option>
             <option value="assistant">assistant</option>
           </select>
-          <label className="visually-hidden" htmlFor={`${id}-content-${index}`}>
+          <label className="sr-only" htmlFor={`${id}-content-${index}`}>
             Content of message {index + 1}
           </label>
           <textarea
@@ -269,25 +260,13 @@ function MessagesEditor({
             aria-describedby={describedBy}
             onChange={(e) => update(index, { content: e.target.value })}
           />
-          <button
-            type="button"
-            onClick={() => onChange(messages.filter((_, i) => i !== index))}
+          <RemoveButton
+            what={`message ${index + 1}`}
+            onRemove={() => onChange(messages.filter((_, i) => i !== index))}
             disabled={messages.length === 1}
-            aria-label={`Remove message ${index + 1}`}
-          >
-            Remove
-          </button>
+          />
         </div>
       ))}
-      <div>
-        <button
-          type="button"
-          onClick={() => onChange([...messages, { role: "user", content: "" }])}
-          disabled={messages.length >= 100}
-        >
-          Add message
-        </button>
-      </div>
-    </fieldset>
+    </ListFieldset>
   );
 }

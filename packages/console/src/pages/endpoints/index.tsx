@@ -1,11 +1,11 @@
-import { useState } from "react";
 import { Link, Route, Switch, useLocation } from "wouter";
 import { Empty } from "../../components/empty.tsx";
 import { ErrorNotice } from "../../components/error-notice.tsx";
 import { Loading } from "../../components/loading.tsx";
-import { Pagination } from "../../components/pagination.tsx";
+import { PageSection } from "../../components/page-section.tsx";
+import { PagedTable, type TableSpec } from "../../components/paged-table.tsx";
 import { useToast } from "../../components/toasts.tsx";
-import { ENDPOINT_PAGE_SIZE, useEndpoint, useEndpoints } from "./endpoint-api.ts";
+import { useEndpoint, useEndpoints } from "./endpoint-api.ts";
 import { EndpointForm } from "./endpoint-form.tsx";
 import { logsHref, Playground } from "./playground.tsx";
 import "./endpoints.css";
@@ -25,82 +25,65 @@ export function EndpointsPage() {
 }
 
 function EndpointList() {
-  const [offset, setOffset] = useState(0);
-  const endpoints = useEndpoints(offset);
+  const endpoints = useEndpoints();
   return (
-    <section className="stack" aria-labelledby="endpoints-title">
-      <div className="row between">
-        <h1 id="endpoints-title">Endpoints</h1>
+    <PageSection
+      title="Endpoints"
+      actions={
         <Link href="/new" className="button primary">
           New endpoint
         </Link>
-      </div>
-      {endpoints.isPending ? (
-        <Loading what="Loading endpoints" />
-      ) : endpoints.error ? (
-        <ErrorNotice error={endpoints.error} onRetry={() => endpoints.refetch()} />
-      ) : endpoints.data.length === 0 && offset === 0 ? (
-        <Empty title="No endpoints yet">
-          <p>
-            An endpoint is a model with a prompt template, optionally grounded by search.{" "}
-            <Link href="/new">Create one</Link>.
-          </p>
-        </Empty>
-      ) : (
-        <>
-          <div className="table-scroll">
-            <table className="endpoints-table">
-              <caption className="visually-hidden">Endpoints of this project</caption>
-              <thead>
-                <tr>
-                  <th scope="col">Name</th>
-                  <th scope="col">Model</th>
-                  <th scope="col">Style</th>
-                  <th scope="col">Variables</th>
-                  <th scope="col">Deployment</th>
-                  <th scope="col">
-                    <span className="visually-hidden">Logs</span>
-                  </th>
-                </tr>
-              </thead>
-              <tbody>
-                {endpoints.data.map((endpoint) => (
-                  <tr key={endpoint.id}>
-                    <td>
-                      <Link href={`/${encodeURIComponent(endpoint.id)}`}>{endpoint.name}</Link>
-                      <div className="muted small mono">{endpoint.id}</div>
-                    </td>
-                    <td className="mono">{endpoint.model}</td>
-                    <td>{endpoint.type}</td>
-                    <td className="mono">
-                      {endpoint.variables.length ? endpoint.variables.join(", ") : "—"}
-                    </td>
-                    <td>{endpoint.deployment_id}</td>
-                    <td>
-                      <Link
-                        href={logsHref(endpoint.id)}
-                        aria-label={`Review logs of ${endpoint.name}`}
-                      >
-                        Logs
-                      </Link>
-                    </td>
-                  </tr>
-                ))}
-              </tbody>
-            </table>
-          </div>
-          <Pagination
-            offset={offset}
-            pageSize={ENDPOINT_PAGE_SIZE}
-            shown={endpoints.data.length}
-            onChange={setOffset}
-            label="Endpoint pages"
-          />
-        </>
-      )}
-    </section>
+      }
+    >
+      <PagedTable
+        list={endpoints}
+        table={ENDPOINTS}
+        empty={
+          <Empty title="No endpoints yet">
+            <p>
+              An endpoint is a model with a prompt template, optionally grounded by search.{" "}
+              <Link href="/new">Create one</Link>.
+            </p>
+          </Empty>
+        }
+      >
+        {(endpoint) => (
+          <tr key={endpoint.id}>
+            <td>
+              <Link href={`/${encodeURIComponent(endpoint.id)}`}>{endpoint.name}</Link>
+              <div className="muted small mono">{endpoint.id}</div>
+            </td>
+            <td className="mono">{endpoint.model}</td>
+            <td>{endpoint.type}</td>
+            <td className="mono">
+              {endpoint.variables.length ? endpoint.variables.join(", ") : "—"}
+            </td>
+            <td>{endpoint.deployment_id}</td>
+            <td>
+              <Link href={logsHref(endpoint.id)} aria-label={`Review logs of ${endpoint.name}`}>
+                Logs
+              </Link>
+            </td>
+          </tr>
+        )}
+      </PagedTable>
+    </PageSection>
   );
 }
+
+const ENDPOINTS: TableSpec = {
+  caption: "Endpoints of this project",
+  columns: [
+    { label: "Name" },
+    { label: "Model" },
+    { label: "Style" },
+    { label: "Variables" },
+    { label: "Deployment" },
+    { label: "Logs", hidden: true },
+  ],
+  loading: "Loading endpoints",
+  pagesLabel: "Endpoint pages",
+};
 
 function NewEndpoint() {
   const [, navigate] = useLocation();

@@ -1,6 +1,7 @@
 import { type FormEvent, useId, useState } from "react";
 import { Link } from "wouter";
 import { ErrorNotice } from "../../components/error-notice.tsx";
+import { InputField } from "../../components/field.tsx";
 import { formatCost, formatLatency } from "../logs/log-view.ts";
 import type { Endpoint } from "./endpoint-api.ts";
 import { useCompletion } from "./use-completion.ts";
@@ -66,10 +67,7 @@ export function Playground({ endpoint }: { endpoint: Endpoint }) {
           />
         </div>
         <div className="row wrap">
-          <div className="field">
-            <label htmlFor={`${id}-user`}>User (logged as the log's user)</label>
-            <input id={`${id}-user`} value={user} onChange={(e) => setUser(e.target.value)} />
-          </div>
+          <InputField label="User (logged as the log's user)" value={user} onChange={setUser} />
           <label className="inline">
             <input type="checkbox" checked={stream} onChange={(e) => setStream(e.target.checked)} />
             Stream tokens

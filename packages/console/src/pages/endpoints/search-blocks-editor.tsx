@@ -1,5 +1,7 @@
 import { useId, useState } from "react";
 import { messageOf } from "../../api/errors.ts";
+import { Field, InputField, SelectField } from "../../components/field.tsx";
+import { ListFieldset } from "../../components/list-fieldset.tsx";
 import { type SearchBlock, useDatasetChoices } from "./endpoint-api.ts";
 
 /**
@@ -8,6 +10,12 @@ import { type SearchBlock, useDatasetChoices } from "./endpoint-api.ts";
  * filter is JSON text here; the API checks it on deploy and its 400 names the offending path.
  */
 export const MAX_SEARCH_BLOCKS = 8;
+
+/** A block's optional numbers: left blank, they are left out and the API's defaults apply. */
+const NUMBER_SETTINGS = [
+  { key: "top_k", label: "Top k", min: 1, max: 100 },
+  { key: "alpha", label: "Alpha", min: 0, max: 1, step: 0.1, placeholder: "dataset default" },
+] as const;
 
 export function SearchBlocksEditor({
   blocks,
@@ -20,8 +28,23 @@ export function SearchBlocksEditor({
   const update = (index: number, block: SearchBlock) =>
     onChange(blocks.map((b, i) => (i === index ? block : b)));
   return (
-    <fieldset className="stack search-blocks">
-      <legend>Search blocks</legend>
+    <ListFieldset
+      legend="Search blocks"
+      className="stack search-blocks"
+      addLabel="Add search block"
+      addDisabled={blocks.length >= MAX_SEARCH_BLOCKS}
+      onAdd={() =>
+        onChange([
+          ...blocks,
+          {
+            dataset_id: datasets.data?.[0]?.id ?? "",
+            variable: blocks.length === 0 ? "context" : `context${blocks.length + 1}`,
+            query: "{{question}}",
+            top_k: 3,
+          },
+        ])
+      }
+    >
       {datasets.error && (
         <p className="notice error small" role="alert">
           Datasets could not be listed: {messageOf(datasets.error)}
@@ -44,26 +67,7 @@ export function SearchBlocksEditor({
           onRemove={() => onChange(blocks.filter((_, i) => i !== index))}
         />
       ))}
-      <div>
-        <button
-          type="button"
-          disabled={blocks.length >= MAX_SEARCH_BLOCKS}
-          onClick={() =>
-            onChange([
-              ...blocks,
-              {
-                dataset_id: datasets.data?.[0]?.id ?? "",
-                variable: blocks.length === 0 ? "context" : `context${blocks.length + 1}`,
-                query: "{{question}}",
-                top_k: 3,
-              },
-            ])
-          }
-        >
-          Add search block
-        </button>
-      </div>
-    </fieldset>
+    </ListFieldset>
   );
 }
 
@@ -106,79 +110,51 @@ function SearchBlockRow({
     }
   };
   const known = datasets.some((d) => d.id === block.dataset_id);
+  // The variable's name and the query template: required text, in code type.
+  const templateField = (key: "variable" | "query", label: string) => (
+    <InputField
+      label={label}
+      value={block[key]}
+      className="mono"
+      onChange={(text) => onChange({ ...block, [key]: text })}
+      required
+    />
+  );
   return (
     <fieldset className="search-block">
       <legend>Search block {index + 1}</legend>
       <div className="row wrap">
-        <div className="field">
-          <label htmlFor={`${id}-dataset`}>Dataset</label>
-          <select
-            id={`${id}-dataset`}
-            value={block.dataset_id}
-            onChange={(e) => onChange({ ...block, dataset_id: e.target.value })}
-            required
-          >
-            {!known && <option value={block.dataset_id}>{block.dataset_id || "choose…"}</option>}
-            {datasets.map((d) => (
-              <option key={d.id} value={d.id}>
-                {d.name} ({d.id})
-              </option>
-            ))}
-          </select>
-        </div>
-        <div className="field">
-          <label htmlFor={`${id}-variable`}>Fills variable</label>
-          <input
-            id={`${id}-variable`}
-            value={block.variable}
-            className="mono"
-            onChange={(e) => onChange({ ...block, variable: e.target.value })}
-            required
-          />
-        </div>
-        <div className="field narrow">
-          <label htmlFor={`${id}-top-k`}>Top k</label>
-          <input
-            id={`${id}-top-k`}
-            type="number"
-            min={1}
-            max={100}
-            value={block.top_k ?? ""}
-            onChange={(e) => {
-              const { top_k: _old, ...rest } = block;
-              onChange(e.target.value === "" ? rest : { ...rest, top_k: Number(e.target.value) });
-            }}
-          />
-        </div>
-        <div className="field narrow">
-          <label htmlFor={`${id}-alpha`}>Alpha</label>
-          <input
-            id={`${id}-alpha`}
-            type="number"
-            min={0}
-            max={1}
-            step={0.1}
-            placeholder="dataset default"
-            value={block.alpha ?? ""}
-            onChange={(e) => {
-              const { alpha: _old, ...rest } = block;
-              onChange(e.target.value === "" ? rest : { ...rest, alpha: Number(e.target.value) });
-            }}
-          />
-        </div>
-      </div>
-      <div className="field">
-        <label htmlFor={`${id}-query`}>Query template</label>
-        <input
-          id={`${id}-query`}
-          value={block.query}
-          className="mono"
-          onChange={(e) => onChange({ ...block, query: e.target.value })}
+        <SelectField
+          label="Dataset"
+          value={block.dataset_id}
+          onChange={(datasetId) => onChange({ ...block, dataset_id: datasetId })}
           required
-        />
+        >
+          {!known && <option value={block.dataset_id}>{block.dataset_id || "choose…"}</option>}
+          {datasets.map((d) => (
+            <option key={d.id} value={d.id}>
+              {d.name} ({d.id})
+            </option>
+          ))}
+        </SelectField>
+        {templateField("variable", "Fills variable")}
+        {NUMBER_SETTINGS.map(({ key, label, ...limits }) => (
+          <Field key={key} id={`${id}-${key}`} label={label} className="narrow">
+            <input
+              id={`${id}-${key}`}
+              type="number"
+              {...limits}
+              value={block[key] ?? ""}
+              onChange={(e) => {
+                const { [key]: _old, ...rest } = block;
+                onChange(e.target.value === "" ? rest : { ...rest, [key]: Number(e.target.value) });
+              }}
+            />
+          </Field>
+        ))}
       </div>
-      <div className="field">
-        <label htmlFor={`${id}-filter`}>Filter (JSON, optional)</label>
+      {templateField("query", "Query template")}
+      <Field id={`${id}-filter`} label="Filter (JSON, optional)">
         <textarea
           id={`${id}-filter`}
           value={filterText}
@@ -193,7 +169,7 @@ function SearchBlockRow({
             {filterError}
           </p>
         )}
-      </div>
+      </Field>
       <button type="button" onClick={onRemove}>
         Remove search block {index + 1}
       </button>

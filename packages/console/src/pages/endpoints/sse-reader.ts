@@ -1,3 +1,5 @@
+import type { components } from "../../api/schema";
+
 /**
  * Reads E4's completion stream (docs/api.md#completion-streams) from a `fetch` body as bytes
  * arrive: `EventSource` cannot POST or send the key, so the console parses the frames itself.
@@ -59,21 +61,10 @@ export async function* sseFrames(body: ReadableStream<Uint8Array>): AsyncGenerat
   }
 }
 
-export interface Usage {
-  prompt_tokens: number;
-  completion_tokens: number;
-  total_tokens: number;
-}
-
+/** The API's own types (schema.d.ts, generated from the OpenAPI document). */
+export type Usage = components["schemas"]["Completion"]["usage"];
 /** A search result as a completion carries it (docs/api.md#search-result). */
-export interface CompletionSearchResult {
-  embedding: string;
-  data: Record<string, unknown>;
-  confidence: number;
-  query: string;
-  metadata: Record<string, unknown>;
-  variable?: string;
-}
+export type CompletionSearchResult = components["schemas"]["CompletionSearchResult"];
 
 export interface ErrorEnvelope {
   code: string;

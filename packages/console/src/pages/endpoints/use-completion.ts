@@ -86,7 +86,7 @@ export function useCompletion(endpointId: string, endpointType: "chat" | "comple
             usageId: choice?.usage_id,
             finishReason: choice?.finish_reason,
             usage: reply.usage,
-            searchResults: reply.search_results as CompletionSearchResult[] | undefined,
+            searchResults: reply.search_results,
             promptCost: reply.prompt_cost,
             completionCost: reply.completion_cost,
             totalMs: elapsed(),

@@ -2,6 +2,7 @@ import { type FormEvent, type Ref, useId, useState } from "react";
 import { ErrorNotice } from "../../components/error-notice.tsx";
 import { useCommentOnLog } from "./log-api.ts";
 import { formatCost, formatLatency, type LogView } from "./log-view.ts";
+import { Thumb } from "./thumb.tsx";
 
 /**
  * One log under review: what the model was asked (prompt or messages, values, the search
@@ -83,31 +84,19 @@ export function LogDetail({
       </header>
 
       <fieldset className="rating-bar">
-        <legend className="visually-hidden">Rate this log</legend>
-        <button
-          type="button"
-          className="rate up"
-          aria-pressed={log.rating === true}
-          disabled={rating.pending}
-          onClick={() => onRate(log.rating === true ? null : true)}
-        >
-          <span aria-hidden="true" className="thumb up">
-            ▲
-          </span>{" "}
-          Thumbs up
-        </button>
-        <button
-          type="button"
-          className="rate down"
-          aria-pressed={log.rating === false}
-          disabled={rating.pending}
-          onClick={() => onRate(log.rating === false ? null : false)}
-        >
-          <span aria-hidden="true" className="thumb down">
-            ▼
-          </span>{" "}
-          Thumbs down
-        </button>
+        <legend className="sr-only">Rate this log</legend>
+        {[true, false].map((up) => (
+          <button
+            key={String(up)}
+            type="button"
+            className={up ? "rate up" : "rate down"}
+            aria-pressed={log.rating === up}
+            disabled={rating.pending}
+            onClick={() => onRate(log.rating === up ? null : up)}
+          >
+            <Thumb up={up} /> Thumbs {up ? "up" : "down"}
+          </button>
+        ))}
         <span className="muted small">
           {log.rating === null ? "Not rated" : log.rating ? "Rated up" : "Rated down"}
         </span>

@@ -1,4 +1,5 @@
 import { type FormEvent, useEffect, useId, useState } from "react";
+import { Field, InputField, SelectField } from "../../components/field.tsx";
 import {
   dayToInstant,
   hasAnyFilter,
@@ -6,6 +7,12 @@ import {
   type LogFilters,
   type RatingFilter,
 } from "./log-filters.ts";
+
+/** The date range: a day picked in each bound, kept in the URL as an instant. */
+const DAY_BOUNDS = [
+  { bound: "since", label: "From" },
+  { bound: "until", label: "To" },
+] as const;
 
 /**
  * The review's filters (issue 16, item 6): rating, has comments, a date range, user and
@@ -44,62 +51,37 @@ export function LogFiltersForm({
 
   return (
     <form className="log-filters" onSubmit={submit} aria-label="Filter logs">
-      <div className="field">
-        <label htmlFor={`${id}-rating`}>Rating</label>
-        <select
-          id={`${id}-rating`}
-          value={filters.rating ?? ""}
-          onChange={(e) => set({ rating: (e.target.value || undefined) as RatingFilter })}
-        >
-          <option value="">Any</option>
-          <option value="positive">Thumbs up</option>
-          <option value="negative">Thumbs down</option>
-          <option value="unrated">Not rated</option>
-        </select>
-      </div>
-      <div className="field">
-        <label htmlFor={`${id}-comments`}>Comments</label>
-        <select
-          id={`${id}-comments`}
-          value={filters.hasComments === undefined ? "" : String(filters.hasComments)}
-          onChange={(e) =>
-            set({ hasComments: e.target.value === "" ? undefined : e.target.value === "true" })
-          }
-        >
-          <option value="">Any</option>
-          <option value="true">With comments</option>
-          <option value="false">Without comments</option>
-        </select>
-      </div>
-      <div className="field">
-        <label htmlFor={`${id}-since`}>From</label>
-        <input
-          id={`${id}-since`}
-          type="date"
-          value={instantToDay(filters.since)}
-          onChange={(e) => set({ since: dayToInstant(e.target.value, "since") })}
-        />
-      </div>
-      <div className="field">
-        <label htmlFor={`${id}-until`}>To</label>
-        <input
-          id={`${id}-until`}
-          type="date"
-          value={instantToDay(filters.until)}
-          onChange={(e) => set({ until: dayToInstant(e.target.value, "until") })}
-        />
-      </div>
-      <div className="field">
-        <label htmlFor={`${id}-user`}>User</label>
-        <input
-          id={`${id}-user`}
-          value={user}
-          onChange={(e) => setUser(e.target.value)}
-          placeholder="any"
-        />
-      </div>
-      <div className="field narrow">
-        <label htmlFor={`${id}-status`}>Status</label>
+      <SelectField
+        label="Rating"
+        value={filters.rating ?? ""}
+        onChange={(rating) => set({ rating: (rating || undefined) as RatingFilter })}
+      >
+        <option value="">Any</option>
+        <option value="positive">Thumbs up</option>
+        <option value="negative">Thumbs down</option>
+        <option value="unrated">Not rated</option>
+      </SelectField>
+      <SelectField
+        label="Comments"
+        value={filters.hasComments === undefined ? "" : String(filters.hasComments)}
+        onChange={(choice) => set({ hasComments: choice === "" ? undefined : choice === "true" })}
+      >
+        <option value="">Any</option>
+        <option value="true">With comments</option>
+        <option value="false">Without comments</option>
+      </SelectField>
+      {DAY_BOUNDS.map(({ bound, label }) => (
+        <Field key={bound} id={`${id}-${bound}`} label={label}>
+          <input
+            id={`${id}-${bound}`}
+            type="date"
+            value={instantToDay(filters[bound])}
+            onChange={(e) => set({ [bound]: dayToInstant(e.target.value, bound) })}
+          />
+        </Field>
+      ))}
+      <InputField label="User" value={user} onChange={setUser} placeholder="any" />
+      <Field id={`${id}-status`} label="Status" className="narrow">
         <input
           id={`${id}-status`}
           value={status}
@@ -114,7 +96,7 @@ export function LogFiltersForm({
           <option value="499">client closed the stream</option>
           <option value="502">provider failed</option>
         </datalist>
-      </div>
+      </Field>
       <div className="filter-actions">
         <button type="submit">Apply</button>
         <button type="button" disabled={!hasAnyFilter(filters)} onClick={() => onChange({})}>

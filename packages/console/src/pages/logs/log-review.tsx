@@ -22,6 +22,7 @@ import {
 } from "./log-filters.ts";
 import { LogFiltersForm } from "./log-filters-form.tsx";
 import { type LogView, logSummary, viewOfLog } from "./log-view.ts";
+import { Thumb } from "./thumb.tsx";
 import { isEditable, useKeyboardReview } from "./use-keyboard-review.ts";
 
 /**
@@ -169,26 +170,16 @@ export function LogReview({ endpointId }: { endpointId: string }) {
         <span className="muted small" data-testid="selection-count">
           {selected.length === 0 ? "None selected" : `${selected.length} selected`}
         </span>
-        <button
-          type="button"
-          disabled={selected.length === 0 || rate.isPending}
-          onClick={() => applyRating([...selected], true)}
-        >
-          <span aria-hidden="true" className="thumb up">
-            ▲
-          </span>{" "}
-          Rate selected up
-        </button>
-        <button
-          type="button"
-          disabled={selected.length === 0 || rate.isPending}
-          onClick={() => applyRating([...selected], false)}
-        >
-          <span aria-hidden="true" className="thumb down">
-            ▼
-          </span>{" "}
-          Rate selected down
-        </button>
+        {[true, false].map((up) => (
+          <button
+            key={String(up)}
+            type="button"
+            disabled={selected.length === 0 || rate.isPending}
+            onClick={() => applyRating([...selected], up)}
+          >
+            <Thumb up={up} /> Rate selected {up ? "up" : "down"}
+          </button>
+        ))}
         <button
           type="button"
           disabled={selected.length === 0}
@@ -216,7 +207,7 @@ export function LogReview({ endpointId }: { endpointId: string }) {
       )}
 
       {/* Rating changes and page turns, for screen readers. */}
-      <p className="visually-hidden" role="status" aria-live="polite" data-testid="announcer">
+      <p className="sr-only" role="status" aria-live="polite" data-testid="announcer">
         {announcement}
       </p>
 
@@ -357,7 +348,7 @@ function LogRow({
             {log.status !== null && log.status !== 200 && (
               <span className="status-bad"> · {log.status}</span>
             )}
-            {rating && <span className="visually-hidden">, {rating}</span>}
+            {rating && <span className="sr-only">, {rating}</span>}
           </span>
           <span className="log-row-summary">{logSummary(log)}</span>
         </span>
@@ -370,7 +361,7 @@ function KeyHelp() {
   return (
     <section id="review-keys" className="key-help" aria-label="Keyboard shortcuts">
       <table>
-        <caption className="visually-hidden">Keyboard shortcuts of the log review</caption>
+        <caption className="sr-only">Keyboard shortcuts of the log review</caption>
         <tbody>
           {REVIEW_KEYS.map((entry) => (
             <tr key={entry.command}>
@@ -408,7 +399,7 @@ function ExportButtons({ endpointId, filters }: { endpointId: string; filters: L
   return (
     <div className="stack tight export">
       <fieldset className="row export-buttons">
-        <legend className="visually-hidden">Export the filtered logs</legend>
+        <legend className="sr-only">Export the filtered logs</legend>
         <button type="button" disabled={busy !== null} onClick={() => run("jsonl")}>
           {busy === "jsonl" ? "Exporting…" : "Export JSONL"}
         </button>

@@ -6,7 +6,9 @@ import { api, ok } from "../../api/client.ts";
 import { ApiError } from "../../api/errors.ts";
 import { Empty } from "../../components/empty.tsx";
 import { ErrorNotice } from "../../components/error-notice.tsx";
+import { Field, InputField, SelectField } from "../../components/field.tsx";
 import { Loading } from "../../components/loading.tsx";
+import { RadioGroup } from "../../components/radio-group.tsx";
 import { useToast } from "../../components/toasts.tsx";
 import {
   curlCommand,
@@ -30,10 +32,6 @@ export function SearchPage() {
   const params = new URLSearchParams(useSearch());
   const toast = useToast();
   const ids = {
-    dataset: useId(),
-    query: useId(),
-    topK: useId(),
-    topKDocuments: useId(),
     filter: useId(),
     filterError: useId(),
     alpha: useId(),
@@ -123,71 +121,42 @@ export function SearchPage() {
       <h1 id="search-title">Search playground</h1>
       <form className="card stack" onSubmit={submit}>
         <div className="row">
-          <div className="field grow">
-            <label htmlFor={ids.dataset}>Dataset</label>
-            <select id={ids.dataset} value={chosen} onChange={(e) => setDatasetId(e.target.value)}>
-              {datasets.data.map((d) => (
-                <option key={d.id} value={d.id}>
-                  {d.name} ({d.kind})
-                </option>
-              ))}
-            </select>
-          </div>
-          <fieldset className="segmented grow">
-            <legend>Mode</legend>
-            {MODES.map((mode) => (
-              <label key={mode.value}>
-                <input
-                  type="radio"
-                  name="mode"
-                  value={mode.value}
-                  checked={form.mode === mode.value}
-                  onChange={() => set("mode", mode.value)}
-                />
-                {mode.label}
-              </label>
+          <SelectField label="Dataset" fieldClassName="grow" value={chosen} onChange={setDatasetId}>
+            {datasets.data.map((d) => (
+              <option key={d.id} value={d.id}>
+                {d.name} ({d.kind})
+              </option>
             ))}
-          </fieldset>
-        </div>
-        <div className="field">
-          <label htmlFor={ids.query}>Query</label>
-          <input
-            id={ids.query}
-            type="search"
-            required
-            value={form.query}
-            onChange={(e) => set("query", e.target.value)}
-            placeholder="how do telescopes find exoplanets"
+          </SelectField>
+          <RadioGroup
+            legend="Mode"
+            name="mode"
+            value={form.mode}
+            options={MODES}
+            onChange={(mode) => set("mode", mode)}
+            className="segmented grow"
           />
         </div>
+        <InputField
+          label="Query"
+          type="search"
+          required
+          value={form.query}
+          onChange={(text) => set("query", text)}
+          placeholder="how do telescopes find exoplanets"
+        />
         <div className="row">
-          <div className="field">
-            <label htmlFor={ids.topK}>
-              {form.mode === "documents" ? "Top documents" : "Top rows"}
-            </label>
-            <input
-              id={ids.topK}
-              type="number"
-              min={1}
-              max={100}
-              value={form.topK}
-              onChange={(e) => set("topK", Number(e.target.value))}
-              style={{ width: "7rem" }}
-            />
-          </div>
+          <CountField
+            label={form.mode === "documents" ? "Top documents" : "Top rows"}
+            value={form.topK}
+            onChange={(count) => set("topK", count)}
+          />
           {form.mode === "document-filtered" && (
-            <div className="field">
-              <label htmlFor={ids.topKDocuments}>Top documents</label>
-              <input
-                id={ids.topKDocuments}
-                type="number"
-                min={1}
-                max={100}
-                value={form.topKDocuments}
-                onChange={(e) => set("topKDocuments", Number(e.target.value))}
-                style={{ width: "7rem" }}
-              />
-            </div>
+            <CountField
+              label="Top documents"
+              value={form.topKDocuments}
+              onChange={(count) => set("topKDocuments", count)}
+            />
           )}
           {form.mode === "rows" && (
             <div className="field">
@@ -219,8 +188,7 @@ export function SearchPage() {
           )}
         </div>
         {form.mode === "rows" && (
-          <div className="field">
-            <label htmlFor={ids.filter}>Metadata filter (JSON, optional)</label>
+          <Field id={ids.filter} label="Metadata filter (JSON, optional)">
             <textarea
               id={ids.filter}
               className="mono"
@@ -239,7 +207,7 @@ export function SearchPage() {
               )}
               {filterApiError && <ErrorNotice error={filterApiError} />}
             </div>
-          </div>
+          </Field>
         )}
         <div className="row">
           <button
@@ -280,6 +248,29 @@ export function SearchPage() {
         />
       )}
     </section>
+  );
+}
+
+/** How many results to return: 1 to 100 (the API's bounds). */
+function CountField({
+  label,
+  value,
+  onChange,
+}: {
+  label: string;
+  value: number;
+  onChange: (count: number) => void;
+}) {
+  return (
+    <InputField
+      label={label}
+      type="number"
+      min={1}
+      max={100}
+      value={value}
+      onChange={(text) => onChange(Number(text))}
+      style={{ width: "7rem" }}
+    />
   );
 }
 
