@@ -1,4 +1,3 @@
-import type { Database } from "@quarry/db";
 import { apiKeys } from "@quarry/db";
 import { eq, sql } from "drizzle-orm";
 import { describe, expect, it } from "vitest";
@@ -16,22 +15,19 @@ import { constantTimeEqual } from "../src/shared/crypto.ts";
 import { useFreshDatabase } from "./support/database.ts";
 import { createTenant } from "./support/tenant.ts";
 
-let db: Database;
-useFreshDatabase((fresh) => {
-  db = fresh;
-});
+const database = useFreshDatabase();
 
 describe("API keys", () => {
   it("authenticates a new key to its project", async () => {
-    const { ctx, key } = await createTenant(db);
+    const { ctx, key } = await createTenant(database.db);
     expect(key.key).toMatch(/^qry_[A-Za-z0-9_-]{43}$/);
-    const caller = await authenticateApiKey(db, key.key);
+    const caller = await authenticateApiKey(database.db, key.key);
     expect(caller).toMatchObject({ projectId: ctx.projectId, keyId: key.id, keyName: "test-key" });
   });
 
   it("stores only a hash of the key", async () => {
-    const { key } = await createTenant(db);
-    const [stored] = await db.select().from(apiKeys).where(eq(apiKeys.id, key.id));
+    const { key } = await createTenant(database.db);
+    const [stored] = await database.db.select().from(apiKeys).where(eq(apiKeys.id, key.id));
     expect(stored?.keyHash).toMatch(/^[0-9a-f]{64}$/);
     expect(JSON.stringify(stored)).not.toContain(key.key.slice(4));
     expect(stored?.prefix).toBe(key.key.slice(0, 10));
@@ -44,26 +40,28 @@ describe("API keys", () => {
     ["wrong prefix", `abc_${"a".repeat(43)}`],
     ["unknown", `qry_${"a".repeat(43)}`],
   ])("rejects a %s key", async (_, given) => {
-    await expect(authenticateApiKey(db, given)).rejects.toBeInstanceOf(UnauthorizedError);
+    await expect(authenticateApiKey(database.db, given)).rejects.toBeInstanceOf(UnauthorizedError);
   });
 
   it("rejects a key once it is revoked, and revoking twice is a 404", async () => {
-    const { key } = await createTenant(db);
-    await revokeApiKey(db, key.id);
-    await expect(authenticateApiKey(db, key.key)).rejects.toBeInstanceOf(UnauthorizedError);
-    await expect(revokeApiKey(db, key.id)).rejects.toMatchObject({ code: "not_found" });
+    const { key } = await createTenant(database.db);
+    await revokeApiKey(database.db, key.id);
+    await expect(authenticateApiKey(database.db, key.key)).rejects.toBeInstanceOf(
+      UnauthorizedError,
+    );
+    await expect(revokeApiKey(database.db, key.id)).rejects.toMatchObject({ code: "not_found" });
   });
 
   it("refuses keys for unknown projects", async () => {
-    await expect(createApiKey(db, { projectId: "proj_nope" })).rejects.toMatchObject({
+    await expect(createApiKey(database.db, { projectId: "proj_nope" })).rejects.toMatchObject({
       code: "not_found",
     });
   });
 
   it("issues distinct keys", async () => {
-    const { ctx } = await createTenant(db);
+    const { ctx } = await createTenant(database.db);
     const keys = await Promise.all(
-      Array.from({ length: 5 }, () => createApiKey(db, { projectId: ctx.projectId })),
+      Array.from({ length: 5 }, () => createApiKey(database.db, { projectId: ctx.projectId })),
     );
     expect(new Set(keys.map((k) => k.key)).size).toBe(5);
   });
@@ -76,59 +74,62 @@ describe("the isolate's auth cache", () => {
   }
 
   it("answers a known key without the database until the entry expires", async () => {
-    const { ctx, key } = await createTenant(db);
+    const { ctx, key } = await createTenant(database.db);
     const { clock, cache } = clockedCache(5_000);
     const cached = { cache, endpointFromCache: false };
-    await authenticateWithDataset(db, key.key, undefined, undefined, cached);
+    await authenticateWithDataset(database.db, key.key, undefined, undefined, cached);
     // Revoked behind the cache's back, as another isolate would: honoured until expiry.
-    await db.update(apiKeys).set({ revokedAt: new Date() }).where(eq(apiKeys.id, key.id));
-    const hit = await authenticateWithDataset(db, key.key, undefined, undefined, cached);
+    await database.db.update(apiKeys).set({ revokedAt: new Date() }).where(eq(apiKeys.id, key.id));
+    const hit = await authenticateWithDataset(database.db, key.key, undefined, undefined, cached);
     expect(hit.caller).toMatchObject({ projectId: ctx.projectId, keyId: key.id });
     clock.now += 5_000;
     await expect(
-      authenticateWithDataset(db, key.key, undefined, undefined, cached),
+      authenticateWithDataset(database.db, key.key, undefined, undefined, cached),
     ).rejects.toBeInstanceOf(UnauthorizedError);
   });
 
   it("forgets a key revoked in this isolate at once, and never caches a failure", async () => {
-    const { ctx, key } = await createTenant(db);
+    const { ctx, key } = await createTenant(database.db);
     const { cache } = clockedCache(60_000);
     const cached = { cache, endpointFromCache: false };
-    await authenticateWithDataset(db, key.key, undefined, undefined, cached);
-    await revokeApiKey(db, key.id);
+    await authenticateWithDataset(database.db, key.key, undefined, undefined, cached);
+    await revokeApiKey(database.db, key.id);
     cache.forgetKey(key.id);
     await expect(
-      authenticateWithDataset(db, key.key, undefined, undefined, cached),
+      authenticateWithDataset(database.db, key.key, undefined, undefined, cached),
     ).rejects.toBeInstanceOf(UnauthorizedError);
-    const fresh = await createApiKey(db, { projectId: ctx.projectId });
+    const fresh = await createApiKey(database.db, { projectId: ctx.projectId });
     expect(
-      (await authenticateWithDataset(db, fresh.key, undefined, undefined, cached)).caller.keyId,
+      (await authenticateWithDataset(database.db, fresh.key, undefined, undefined, cached)).caller
+        .keyId,
     ).toBe(fresh.id);
   });
 
   it("serves a cached endpoint only to a request that may run on one, and never a dataset", async () => {
-    const { ctx, key } = await createTenant(db);
+    const { ctx, key } = await createTenant(database.db);
     const endpoint = await createEndpoint(ctx, { name: "e", model: "local/echo", prompt: "{{q}}" });
     const { cache } = clockedCache(60_000);
     const completion = { cache, endpointFromCache: true };
-    await authenticateWithDataset(db, key.key, undefined, endpoint.id, completion);
-    await db.execute(sql`update endpoints set prompt = 'changed {{q}}' where id = ${endpoint.id}`);
+    await authenticateWithDataset(database.db, key.key, undefined, endpoint.id, completion);
+    await database.db.execute(
+      sql`update endpoints set prompt = 'changed {{q}}' where id = ${endpoint.id}`,
+    );
     const cachedRun = await authenticateWithDataset(
-      db,
+      database.db,
       key.key,
       undefined,
       endpoint.id,
       completion,
     );
     expect(cachedRun.endpoint?.prompt).toBe("{{q}}");
-    const management = await authenticateWithDataset(db, key.key, undefined, endpoint.id, {
+    const management = await authenticateWithDataset(database.db, key.key, undefined, endpoint.id, {
       cache,
       endpointFromCache: false,
     });
     expect(management.endpoint?.prompt).toBe("changed {{q}}");
     cache.forgetEndpoint(endpoint.id);
     const afterForget = await authenticateWithDataset(
-      db,
+      database.db,
       key.key,
       undefined,
       endpoint.id,
@@ -137,7 +138,7 @@ describe("the isolate's auth cache", () => {
     expect(afterForget.endpoint?.prompt).toBe("changed {{q}}");
     // A dataset is always loaded (a missing one is null, not a cache miss turned into a hit).
     const withDataset = await authenticateWithDataset(
-      db,
+      database.db,
       key.key,
       "ds_missing",
       undefined,

@@ -23,13 +23,10 @@ import {
 import { useFreshDatabase } from "./support/database.ts";
 import { createTenant } from "./support/tenant.ts";
 
-let db: Database;
-useFreshDatabase((fresh) => {
-  db = fresh;
-});
+const database = useFreshDatabase();
 
 async function rowsOf<T>(query: SQL): Promise<T[]> {
-  return ((await db.execute(query)) as unknown as { rows: T[] }).rows;
+  return ((await database.db.execute(query)) as unknown as { rows: T[] }).rows;
 }
 
 // Eight words a row from a vocabulary of 64, chosen by a fixed pseudo-random walk: varied
@@ -55,8 +52,8 @@ async function growTo(ctx: ProjectContext, datasetId: string, from: number, tota
       rows: Array.from({ length: n }, () => ({ data: { text: text() } })),
     });
   }
-  await foldKeywordDeltas(db, datasetId);
-  expect((await indexVectorBacklog(db, datasetId, 100_000)).pending).toBe(0);
+  await foldKeywordDeltas(database.db, datasetId);
+  expect((await indexVectorBacklog(database.db, datasetId, 100_000)).pending).toBe(0);
 }
 
 /**
@@ -95,7 +92,7 @@ async function efSearchOfSearch(
   datasetId: string,
   body: RowSearchInput,
 ): Promise<number> {
-  return db.transaction(async (tx) => {
+  return database.db.transaction(async (tx) => {
     await tx.execute(sql`SELECT set_config('hnsw.ef_search', '17', true)`);
     await searchRows({ ...ctx, db: tx as unknown as Database }, datasetId, body);
     const [row] = (
@@ -126,7 +123,7 @@ describe("ef_search defaults", () => {
 
 describe("ef_search calibration", () => {
   it("measures a graph of 1,000+ vectors, stores the list size reaching the target recall, and waits for it to double", async () => {
-    const { ctx } = await createTenant(db, "calibrate");
+    const { ctx } = await createTenant(database.db, "calibrate");
     const { id } = await createDataset(ctx, { name: "c" }, { embeddingModel: "local/hash" });
 
     await growTo(ctx, id, 0, 900);
@@ -187,7 +184,7 @@ describe("ef_search calibration", () => {
 
 describe("E2 with a measured ef_search", () => {
   it("runs with the dataset's stored value (or its family's default), never below the candidates, at most 1,000", async () => {
-    const { ctx } = await createTenant(db, "ef-search");
+    const { ctx } = await createTenant(database.db, "ef-search");
     const { id } = await createDataset(
       ctx,
       { name: "e", kind: "hybrid", dimensions: 32 },
@@ -195,7 +192,7 @@ describe("E2 with a measured ef_search", () => {
     );
     await growTo(ctx, id, 0, 30);
     const set = (value: number | null) =>
-      db.execute(sql`UPDATE datasets SET ef_search = ${value} WHERE id = ${id}`);
+      database.db.execute(sql`UPDATE datasets SET ef_search = ${value} WHERE id = ${id}`);
     const semantic = { query: "comets and tides", alpha: 1 };
 
     expect(await efSearchOfSearch(ctx, id, semantic)).toBe(EF_SEARCH_DEFAULTS.local);

@@ -1,4 +1,4 @@
-import { type Database, documents } from "@quarry/db";
+import { documents } from "@quarry/db";
 import { describe, expect, it } from "vitest";
 import {
   createDataset,
@@ -16,17 +16,14 @@ import { createTenant } from "./support/tenant.ts";
 
 /** Issue 16 item 7: datasets carry their row and document counts; the admin listings. */
 
-let db: Database;
-useFreshDatabase((fresh) => {
-  db = fresh;
-});
+const database = useFreshDatabase();
 
 const rows = (n: number, text: string) =>
   Array.from({ length: n }, (_, i) => ({ data: { text: `${text} ${i}` } }));
 
 describe("dataset counts", () => {
   it("counts rows and documents on create, get and list, as writes come and go", async () => {
-    const { ctx } = await createTenant(db, "counts");
+    const { ctx } = await createTenant(database.db, "counts");
     const created = await createDataset(ctx, { name: "c" }, { embeddingModel: "local/hash" });
     expect(created).toMatchObject({ row_count: 0, document_count: 0 });
     const other = await createDataset(ctx, { name: "other" }, { embeddingModel: "local/hash" });
@@ -35,7 +32,7 @@ describe("dataset counts", () => {
     await upsertRows(ctx, created.id, { document_id: "b", rows: rows(2, "beta") });
     // a row without keyword terms still counts, and a document without rows (queued) too
     await upsertRows(ctx, created.id, { document_id: "c", rows: [{ data: { text: "" } }] });
-    await db
+    await database.db
       .insert(documents)
       .values({ projectId: ctx.projectId, datasetId: created.id, id: "queued", status: "queued" });
     await upsertRows(ctx, other.id, { document_id: "x", rows: rows(4, "other") });
@@ -56,19 +53,19 @@ describe("dataset counts", () => {
 
 describe("admin listings", () => {
   it("lists projects oldest first, and a project's keys without the key or its hash", async () => {
-    const { ctx, key } = await createTenant(db, "admin-list");
-    const projects = await listProjects(db, { offset: 0, page_size: 1000 });
+    const { ctx, key } = await createTenant(database.db, "admin-list");
+    const projects = await listProjects(database.db, { offset: 0, page_size: 1000 });
     expect(projects.at(-1)).toEqual({
       id: ctx.projectId,
       name: "admin-list",
       created_at: expect.any(String),
     });
-    expect(await listProjects(db, { offset: projects.length - 1, page_size: 1 })).toEqual([
+    expect(await listProjects(database.db, { offset: projects.length - 1, page_size: 1 })).toEqual([
       projects.at(-1),
     ]);
 
-    await revokeApiKey(db, key.id);
-    const keys = await listApiKeys(db, ctx.projectId, { offset: 0, page_size: 10 });
+    await revokeApiKey(database.db, key.id);
+    const keys = await listApiKeys(database.db, ctx.projectId, { offset: 0, page_size: 10 });
     expect(keys).toEqual([
       {
         id: key.id,
@@ -82,7 +79,7 @@ describe("admin listings", () => {
     ]);
     expect(JSON.stringify(keys)).not.toContain(key.key);
     await expect(
-      listApiKeys(db, "proj_missing", { offset: 0, page_size: 10 }),
+      listApiKeys(database.db, "proj_missing", { offset: 0, page_size: 10 }),
     ).rejects.toBeInstanceOf(NotFoundError);
   });
 });

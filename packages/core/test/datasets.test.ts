@@ -1,4 +1,3 @@
-import type { Database } from "@quarry/db";
 import { documents, rows } from "@quarry/db";
 import { count, eq } from "drizzle-orm";
 import { describe, expect, it } from "vitest";
@@ -18,10 +17,7 @@ import {
 import { useFreshDatabase } from "./support/database.ts";
 import { createTenant } from "./support/tenant.ts";
 
-let db: Database;
-useFreshDatabase((fresh) => {
-  db = fresh;
-});
+const database = useFreshDatabase();
 
 const defaults = { embeddingModel: "local/hash" };
 const page = { offset: 0, pageSize: 100 };
@@ -44,7 +40,7 @@ function recordingFiles() {
 
 describe("datasets", () => {
   it("creates with the documented defaults", async () => {
-    const { ctx } = await createTenant(db);
+    const { ctx } = await createTenant(database.db);
     const dataset = await createDataset(ctx, { name: "docs" }, defaults);
     expect(dataset).toMatchObject({
       name: "docs",
@@ -100,7 +96,7 @@ describe("datasets", () => {
     [{ name: "x", embedding_model: "nope/model" }, "embedding_model"],
     [{ name: "x", embedding_model: "openai/some-new-model" }, "dimensions"],
   ])("rejects invalid input %#, naming %s", async (input, path) => {
-    const { ctx } = await createTenant(db);
+    const { ctx } = await createTenant(database.db);
     await expect(createUntrusted(ctx, input)).rejects.toMatchObject({
       code: "bad_request",
       path,
@@ -109,7 +105,7 @@ describe("datasets", () => {
   });
 
   it("accepts explicit dimensions for models Quarry does not know", async () => {
-    const { ctx } = await createTenant(db);
+    const { ctx } = await createTenant(database.db);
     const dataset = await createDataset(
       ctx,
       { name: "x", embedding_model: "openai/some-new-model", dimensions: 256 },
@@ -119,8 +115,8 @@ describe("datasets", () => {
   });
 
   it("lists only the caller's datasets, oldest first, paged", async () => {
-    const a = await createTenant(db, "a");
-    const b = await createTenant(db, "b");
+    const a = await createTenant(database.db, "a");
+    const b = await createTenant(database.db, "b");
     const first = await createDataset(a.ctx, { name: "one" }, defaults);
     const second = await createDataset(a.ctx, { name: "two" }, defaults);
     await createDataset(b.ctx, { name: "other" }, defaults);
@@ -131,8 +127,8 @@ describe("datasets", () => {
   });
 
   it("answers 401 for another project's dataset and 404 for an unknown one", async () => {
-    const a = await createTenant(db, "a");
-    const b = await createTenant(db, "b");
+    const a = await createTenant(database.db, "a");
+    const b = await createTenant(database.db, "b");
     const dataset = await createDataset(a.ctx, { name: "mine" }, defaults);
     await expect(getDataset(b.ctx, dataset.id)).rejects.toMatchObject({ code: "unauthorized" });
     await expect(getDataset(a.ctx, "ds_unknown")).rejects.toMatchObject({ code: "not_found" });
@@ -145,21 +141,24 @@ describe("datasets", () => {
   });
 
   it("deletes a dataset with its documents, rows and files", async () => {
-    const { ctx } = await createTenant(db);
+    const { ctx } = await createTenant(database.db);
     const dataset = await createDataset(ctx, { name: "gone" }, defaults);
     await seedDocument(ctx.projectId, dataset.id, "doc-1", 3);
     const files = recordingFiles();
     await deleteDataset(ctx, dataset.id, files.store);
     expect(files.deleted).toEqual([`${dataset.id}/*`]);
     await expect(getDataset(ctx, dataset.id)).rejects.toMatchObject({ code: "not_found" });
-    const [left] = await db.select({ n: count() }).from(rows).where(eq(rows.datasetId, dataset.id));
+    const [left] = await database.db
+      .select({ n: count() })
+      .from(rows)
+      .where(eq(rows.datasetId, dataset.id));
     expect(left?.n).toBe(0);
   });
 });
 
 describe("documents", () => {
   it("lists and gets documents with row counts and status", async () => {
-    const { ctx } = await createTenant(db);
+    const { ctx } = await createTenant(database.db);
     const dataset = await createDataset(ctx, { name: "d" }, defaults);
     await seedDocument(ctx.projectId, dataset.id, "doc-a", 2);
     await seedDocument(ctx.projectId, dataset.id, "doc-b", 0);
@@ -179,7 +178,7 @@ describe("documents", () => {
   });
 
   it("deletes a document's rows and its file, and nothing else", async () => {
-    const { ctx } = await createTenant(db);
+    const { ctx } = await createTenant(database.db);
     const dataset = await createDataset(ctx, { name: "d" }, defaults);
     await seedDocument(ctx.projectId, dataset.id, "keep", 2);
     await seedDocument(ctx.projectId, dataset.id, "drop", 3);
@@ -192,8 +191,8 @@ describe("documents", () => {
   });
 
   it("does not let another project list or delete documents", async () => {
-    const a = await createTenant(db, "a");
-    const b = await createTenant(db, "b");
+    const a = await createTenant(database.db, "a");
+    const b = await createTenant(database.db, "b");
     const dataset = await createDataset(a.ctx, { name: "d" }, defaults);
     await seedDocument(a.ctx.projectId, dataset.id, "secret", 1);
     await expect(listDocuments(b.ctx, dataset.id, page)).rejects.toMatchObject({
@@ -208,7 +207,7 @@ describe("documents", () => {
 });
 
 async function seedDocument(projectId: string, datasetId: string, id: string, rowCount: number) {
-  await db.insert(documents).values({
+  await database.db.insert(documents).values({
     projectId,
     datasetId,
     id,
@@ -218,7 +217,7 @@ async function seedDocument(projectId: string, datasetId: string, id: string, ro
     status: "ready",
   });
   for (let i = 0; i < rowCount; i++) {
-    await db.insert(rows).values({
+    await database.db.insert(rows).values({
       projectId,
       datasetId,
       documentId: id,

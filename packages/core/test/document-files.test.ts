@@ -1,4 +1,3 @@
-import type { Database } from "@quarry/db";
 import { describe, expect, it } from "vitest";
 import { filenameFromContentDisposition } from "../src/fetching/filename.ts";
 import {
@@ -12,12 +11,10 @@ import {
 } from "../src/index.ts";
 import { useFreshDatabase } from "./support/database.ts";
 import { insertFileDocument } from "./support/file-documents.ts";
+import { noFiles } from "./support/no-files.ts";
 import { createTenant } from "./support/tenant.ts";
 
-let db: Database;
-useFreshDatabase((fresh) => {
-  db = fresh;
-});
+const database = useFreshDatabase();
 
 /** Stored files in memory: R2 itself is exercised end to end through workerd. */
 class MemoryFiles implements FileOpener {
@@ -39,7 +36,7 @@ async function storedDocument(
 ) {
   const key = `${datasetId}/${id}/${file.name}`;
   files.files.set(key, { bytes: file.bytes, contentType: file.type });
-  await insertFileDocument(db, {
+  await insertFileDocument(database.db, {
     projectId: ctx.projectId,
     datasetId,
     id,
@@ -51,7 +48,7 @@ async function storedDocument(
 
 describe("a document's file", () => {
   it("opens the stored file with its name, type and size", async () => {
-    const { ctx } = await createTenant(db, "files");
+    const { ctx } = await createTenant(database.db, "files");
     const dataset = await createDataset(ctx, { name: "f" }, { embeddingModel: "local/hash" });
     const files = new MemoryFiles();
     const bytes = Uint8Array.from([0x25, 0x50, 0x44, 0x46, 0x2d, 0, 1, 2, 255]);
@@ -72,7 +69,7 @@ describe("a document's file", () => {
   });
 
   it("is a 404 that says why for a document without a stored file, or a file gone", async () => {
-    const { ctx } = await createTenant(db, "no-file");
+    const { ctx } = await createTenant(database.db, "no-file");
     const dataset = await createDataset(ctx, { name: "n" }, { embeddingModel: "local/hash" });
     const files = new MemoryFiles();
     await createDocument(
@@ -83,7 +80,7 @@ describe("a document's file", () => {
         fetchUrl: async () => {
           throw new Error("no fetch");
         },
-        files: { put: async () => {}, delete: async () => {}, deletePrefix: async () => {} },
+        files: noFiles,
         enqueue: async () => {},
       },
     );
@@ -109,8 +106,8 @@ describe("a document's file", () => {
   });
 
   it("is a 401 for another project's dataset, as every dataset route", async () => {
-    const owner = await createTenant(db, "owner");
-    const other = await createTenant(db, "other");
+    const owner = await createTenant(database.db, "owner");
+    const other = await createTenant(database.db, "other");
     const dataset = await createDataset(owner.ctx, { name: "o" }, { embeddingModel: "local/hash" });
     const files = new MemoryFiles();
     await storedDocument(

@@ -1,4 +1,3 @@
-import type { Database } from "@quarry/db";
 import { endpointDeployments } from "@quarry/db";
 import { asc, eq } from "drizzle-orm";
 import { describe, expect, it } from "vitest";
@@ -17,10 +16,7 @@ import {
 import { useFreshDatabase } from "./support/database.ts";
 import { createTenant } from "./support/tenant.ts";
 
-let db: Database;
-useFreshDatabase((fresh) => {
-  db = fresh;
-});
+const database = useFreshDatabase();
 
 const page = { offset: 0, pageSize: 100 };
 
@@ -34,7 +30,7 @@ async function updateUntrusted(ctx: ProjectContext, id: string, body: unknown) {
 
 describe("endpoints", () => {
   it("creates a completion endpoint at deployment 1 with its caller variables", async () => {
-    const { ctx } = await createTenant(db);
+    const { ctx } = await createTenant(database.db);
     const endpoint = await createEndpoint(ctx, {
       name: "summary",
       model: "local/echo",
@@ -52,7 +48,7 @@ describe("endpoints", () => {
   });
 
   it("creates a chat endpoint whose search block fills a variable", async () => {
-    const { ctx } = await createTenant(db);
+    const { ctx } = await createTenant(database.db);
     const dataset = await createDataset(ctx, { name: "kb" }, { embeddingModel: "local/hash" });
     const endpoint = await createEndpoint(ctx, {
       name: "qa",
@@ -100,7 +96,7 @@ describe("endpoints", () => {
       "search[0].filter.year",
     ],
   ])("rejects invalid settings %#, naming %s", async (settings, path) => {
-    const { ctx } = await createTenant(db);
+    const { ctx } = await createTenant(database.db);
     await expect(createUntrusted(ctx, { name: "bad", ...settings })).rejects.toMatchObject({
       code: "bad_request",
       path,
@@ -109,8 +105,8 @@ describe("endpoints", () => {
   });
 
   it("refuses a search block over another project's dataset", async () => {
-    const a = await createTenant(db, "a");
-    const b = await createTenant(db, "b");
+    const a = await createTenant(database.db, "a");
+    const b = await createTenant(database.db, "b");
     const foreign = await createDataset(
       b.ctx,
       { name: "theirs" },
@@ -127,7 +123,7 @@ describe("endpoints", () => {
   });
 
   it("makes every update a new deployment and freezes each config", async () => {
-    const { ctx } = await createTenant(db);
+    const { ctx } = await createTenant(database.db);
     const created = await createEndpoint(ctx, {
       name: "e",
       model: "local/echo",
@@ -144,7 +140,7 @@ describe("endpoints", () => {
       messages: [{ role: "user", content: "chat {{z}}" }],
     });
     expect(third).toMatchObject({ deployment_id: 3, type: "chat", prompt: null, temperature: 0.2 });
-    const deployments = await db
+    const deployments = await database.db
       .select()
       .from(endpointDeployments)
       .where(eq(endpointDeployments.endpointId, created.id))
@@ -157,7 +153,7 @@ describe("endpoints", () => {
   });
 
   it("leaves the endpoint unchanged when an update is invalid", async () => {
-    const { ctx } = await createTenant(db);
+    const { ctx } = await createTenant(database.db);
     const created = await createEndpoint(ctx, { name: "e", model: "local/echo", prompt: "p" });
     await expect(updateUntrusted(ctx, created.id, { model: "bogus" })).rejects.toMatchObject({
       code: "bad_request",
@@ -166,8 +162,8 @@ describe("endpoints", () => {
   });
 
   it("scopes get, update and delete to the project (401 other project, 404 unknown)", async () => {
-    const a = await createTenant(db, "a");
-    const b = await createTenant(db, "b");
+    const a = await createTenant(database.db, "a");
+    const b = await createTenant(database.db, "b");
     const endpoint = await createEndpoint(a.ctx, { name: "e", model: "local/echo", prompt: "p" });
     await expect(getEndpoint(b.ctx, endpoint.id)).rejects.toMatchObject({ code: "unauthorized" });
     await expect(updateEndpoint(b.ctx, endpoint.id, { prompt: "hacked" })).rejects.toMatchObject({

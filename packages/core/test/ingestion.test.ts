@@ -1,4 +1,3 @@
-import type { Database } from "@quarry/db";
 import { documents } from "@quarry/db";
 import { and, eq, sql } from "drizzle-orm";
 import { describe, expect, it } from "vitest";
@@ -20,10 +19,7 @@ import { useFreshDatabase } from "./support/database.ts";
 import { insertFileDocument, MemorySources } from "./support/file-documents.ts";
 import { createTenant } from "./support/tenant.ts";
 
-let db: Database;
-useFreshDatabase((fresh) => {
-  db = fresh;
-});
+const database = useFreshDatabase();
 
 /** A seeded PRNG so a failing fault schedule can be replayed. */
 function prng(seed: number) {
@@ -43,7 +39,7 @@ async function queuedDocument(
 ) {
   const key = `${datasetId}/${id}/${file.name}`;
   files.files.set(key, file.bytes);
-  await insertFileDocument(db, {
+  await insertFileDocument(database.db, {
     projectId: ctx.projectId,
     datasetId,
     id,
@@ -119,7 +115,7 @@ function csvOf(n: number) {
 
 describe("ingestion slices", () => {
   it("ingests a CSV in bounded slices, exactly once, under random faults and redelivery", async () => {
-    const { ctx } = await createTenant(db, "ingest");
+    const { ctx } = await createTenant(database.db, "ingest");
     const dataset = await createDataset(
       ctx,
       { name: "csv", metadata_columns: [{ name: "n", type: "number" }] },
@@ -145,7 +141,7 @@ describe("ingestion slices", () => {
         duplicate: 0.3,
       });
       expect(deliveries).toBeGreaterThan(2);
-      const [doc] = await db
+      const [doc] = await database.db
         .select()
         .from(documents)
         .where(and(eq(documents.datasetId, dataset.id), eq(documents.id, id)));
@@ -189,7 +185,7 @@ describe("ingestion slices", () => {
         Array.from({ length: 10 }, (_, i) => 7990 + i),
       );
       // The last slice asked for the graph: every row is in it once, none waits.
-      const vectors = (await db.execute(sql`
+      const vectors = (await database.db.execute(sql`
         SELECT (SELECT count(*) FROM vector_backlog WHERE dataset_id = ${dataset.id})::int AS pending,
                (SELECT count(*) FROM indexed_vectors v JOIN rows r ON r.id = v.row_id
                 WHERE r.document_id = ${id} AND r.dataset_id = ${dataset.id})::int AS indexed`)) as unknown as {
@@ -200,7 +196,7 @@ describe("ingestion slices", () => {
   }, 300_000);
 
   it("ingests UTF-8 text across windows without losing or repeating text", async () => {
-    const { ctx } = await createTenant(db, "text");
+    const { ctx } = await createTenant(database.db, "text");
     const dataset = await createDataset(ctx, { name: "text" }, { embeddingModel: "local/hash" });
     const files = new MemorySources();
     const paragraphs = Array.from(
@@ -239,7 +235,7 @@ describe("ingestion slices", () => {
   }, 300_000);
 
   it("reads a PDF named .txt as a PDF: rows say the page they start on and their place", async () => {
-    const { ctx } = await createTenant(db, "pdf-pages");
+    const { ctx } = await createTenant(database.db, "pdf-pages");
     const dataset = await createDataset(ctx, { name: "pdf" }, { embeddingModel: "local/hash" });
     const files = new MemorySources();
     // 30 pages (two slices of 25), each ten lines of words that name their page: w12x3 is
@@ -262,7 +258,7 @@ describe("ingestion slices", () => {
       files,
     );
     await drain(ctx, first, files, { seed: 4, failRead: 0.2, failEnqueue: 0.2, duplicate: 0.2 });
-    const [doc] = await db
+    const [doc] = await database.db
       .select()
       .from(documents)
       .where(and(eq(documents.datasetId, dataset.id), eq(documents.id, "manual")));
@@ -292,7 +288,7 @@ describe("ingestion slices", () => {
   }, 120_000);
 
   it("fails binary data named as text with a reason, and stores none of it", async () => {
-    const { ctx } = await createTenant(db, "binary");
+    const { ctx } = await createTenant(database.db, "binary");
     const dataset = await createDataset(ctx, { name: "bin" }, { embeddingModel: "local/hash" });
     const files = new MemorySources();
     const random = new Uint8Array(200_000);
@@ -323,7 +319,7 @@ describe("ingestion slices", () => {
   });
 
   it("fails a document whose file cannot be parsed, with a reason", async () => {
-    const { ctx } = await createTenant(db, "bad");
+    const { ctx } = await createTenant(database.db, "bad");
     const dataset = await createDataset(ctx, { name: "bad" }, { embeddingModel: "local/hash" });
     const files = new MemorySources();
     const first = await queuedDocument(
@@ -342,7 +338,7 @@ describe("ingestion slices", () => {
   });
 
   it("stores text and CSV files with stray NUL bytes, without the NULs", async () => {
-    const { ctx } = await createTenant(db, "nul");
+    const { ctx } = await createTenant(database.db, "nul");
     const dataset = await createDataset(ctx, { name: "nul" }, { embeddingModel: "local/hash" });
     const files = new MemorySources();
     const cases = [
@@ -356,7 +352,7 @@ describe("ingestion slices", () => {
     for (const file of cases) {
       const first = await queuedDocument(ctx, dataset.id, file.name, file, files);
       await drain(ctx, first, files, { seed: 3, failRead: 0, failEnqueue: 0, duplicate: 0 });
-      const [doc] = await db
+      const [doc] = await database.db
         .select()
         .from(documents)
         .where(and(eq(documents.datasetId, dataset.id), eq(documents.id, file.name)));
@@ -371,9 +367,9 @@ describe("ingestion slices", () => {
   });
 
   it("tells a refused database write by the database's reason, never by its SQL and rows", async () => {
-    const { ctx } = await createTenant(db, "reason");
+    const { ctx } = await createTenant(database.db, "reason");
     const dataset = await createDataset(ctx, { name: "r" }, { embeddingModel: "local/hash" });
-    const failed = await db
+    const failed = await database.db
       .insert(documents)
       .values({
         projectId: ctx.projectId,

@@ -1,4 +1,3 @@
-import type { Database } from "@quarry/db";
 import { beforeAll, describe, expect, it } from "vitest";
 import {
   createDataset,
@@ -7,7 +6,7 @@ import {
   type UserMetadata,
   upsertRows,
 } from "../src/index.ts";
-import { type FreshDatabase, useFreshDatabase } from "./support/database.ts";
+import { useFreshDatabase } from "./support/database.ts";
 import { checkInvariants, findDifferences } from "./support/invariants.ts";
 import { createTenant } from "./support/tenant.ts";
 
@@ -15,16 +14,11 @@ import { createTenant } from "./support/tenant.ts";
  * The recomputation the concurrency suite trusts (support/invariants.ts) must be able to fail:
  * it holds on honestly written rows, and reports each structure corrupted by hand.
  */
-let db: Database;
-let fresh: FreshDatabase;
-useFreshDatabase((d, f) => {
-  db = d;
-  fresh = f;
-});
+const database = useFreshDatabase();
 
 let ctx: ProjectContext;
 beforeAll(async () => {
-  ctx = (await createTenant(db, "invariants")).ctx;
+  ctx = (await createTenant(database.db, "invariants")).ctx;
 });
 
 /** A hybrid dataset with three documents: doc-a's rows in the graph, the rest in the backlog. */
@@ -45,21 +39,21 @@ async function seeded(name: string): Promise<string> {
   });
   await write("doc-b", ["A comet over the bakery", "Rye bread rises"], { tag: "b" });
   await write("doc-c", ["Telescopes see far"]);
-  await indexVectorBacklog(db, dataset.id, 3);
+  await indexVectorBacklog(database.db, dataset.id, 3);
   return dataset.id;
 }
 
 describe("invariants", () => {
   it("hold for rows written through the domain", async () => {
     const datasetId = await seeded("clean");
-    expect(await checkInvariants(fresh, { datasetIds: [datasetId] })).toEqual([]);
+    expect(await checkInvariants(database.fresh, { datasetIds: [datasetId] })).toEqual([]);
   });
 
   it("report every structure corrupted by hand, and only that dataset", async () => {
     const clean = await seeded("untouched");
     const datasetId = await seeded("corrupted");
     const rowOf = async (document: string, n: number) => {
-      const found = await fresh.sql<{ id: string | number }>(
+      const found = await database.fresh.sql<{ id: string | number }>(
         "SELECT id FROM rows WHERE dataset_id = $1 AND document_id = $2 ORDER BY id OFFSET $3 LIMIT 1",
         [datasetId, document, n],
       );
@@ -111,9 +105,9 @@ describe("invariants", () => {
       ["DELETE FROM vector_backlog WHERE row_id = $1", [c0]],
       ["DELETE FROM documents WHERE dataset_id = $1 AND id = 'doc-c'", [datasetId]],
     ];
-    for (const [text, params] of corruptions) await fresh.sql(text, params);
+    for (const [text, params] of corruptions) await database.fresh.sql(text, params);
 
-    const found = await findDifferences(fresh, { datasetIds: [datasetId] });
+    const found = await findDifferences(database.fresh, { datasetIds: [datasetId] });
     expect(found.map((d) => [d.structure, d.kind, d.count])).toEqual([
       ["keyword_datasets", "wrong", 1],
       ["keyword_terms", "unexpected", 1],
@@ -127,7 +121,7 @@ describe("invariants", () => {
       ["vector_backlog/indexed_vectors", "stale", 1],
       ["documents", "rows without their document", 1],
     ]);
-    const lines = await checkInvariants(fresh, { datasetIds: [datasetId] });
+    const lines = await checkInvariants(database.fresh, { datasetIds: [datasetId] });
     expect(lines).toContain(
       `keyword_terms unexpected (1): [${datasetId} zzzbogus] row_frequency=1, document_frequency=1, recomputed: absent`,
     );
@@ -140,6 +134,6 @@ describe("invariants", () => {
     expect(lines).toContain(
       `documents rows without their document (1): 1 rows of document ${datasetId}/doc-c, which does not exist`,
     );
-    expect(await checkInvariants(fresh, { datasetIds: [clean] })).toEqual([]);
+    expect(await checkInvariants(database.fresh, { datasetIds: [clean] })).toEqual([]);
   });
 });

@@ -8,7 +8,6 @@ import {
   deleteDataset,
   deleteDocument,
   deleteRow,
-  type FileStore,
   listRows,
   type ProjectContext,
   type UserMetadata,
@@ -24,6 +23,7 @@ import {
   pageOfManyMatches,
 } from "../src/rows/filtered-page.ts";
 import { type FreshDatabase, freshDatabase } from "./support/database.ts";
+import { noFiles } from "./support/no-files.ts";
 import { createTenant } from "./support/tenant.ts";
 
 /**
@@ -41,11 +41,6 @@ beforeAll(async () => {
 });
 afterAll(() => fresh?.close());
 
-const noFiles: FileStore = {
-  put: async () => {},
-  delete: async () => {},
-  deletePrefix: async () => {},
-};
 const all = { offset: 0, pageSize: 1000 };
 
 async function setup(name: string) {

@@ -1,4 +1,4 @@
-import { type Database, logs } from "@quarry/db";
+import { logs } from "@quarry/db";
 import { eq, sql } from "drizzle-orm";
 import Papa from "papaparse";
 import { beforeAll, describe, expect, it } from "vitest";
@@ -21,10 +21,7 @@ import { createTenant } from "./support/tenant.ts";
 
 /** Issue 16 item 7: E7's filters and the log export, on the domain. */
 
-let db: Database;
-useFreshDatabase((fresh) => {
-  db = fresh;
-});
+const database = useFreshDatabase();
 
 const caller = { keyId: "key_a", keyName: "Reviewer", keyEmail: "r@example.com" };
 const DAY = 86_400_000;
@@ -38,7 +35,7 @@ const ids: string[] = [];
 // n: user, created (days after BASE), rating, comments; n = 6 failed (502); every completion
 // text has a quote, a comma and a line break, which CSV must carry exactly.
 beforeAll(async () => {
-  ({ ctx } = await createTenant(db, "log-review"));
+  ({ ctx } = await createTenant(database.db, "log-review"));
   const endpoint = await createEndpoint(ctx, {
     name: "review",
     model: "local/echo",
@@ -59,7 +56,7 @@ beforeAll(async () => {
     ids.push(reply.choices[0]!.usage_id);
   }
   for (const [n, id] of ids.entries()) {
-    await db
+    await database.db
       .update(logs)
       .set({
         createdAt: new Date(BASE + n * DAY),
@@ -219,7 +216,7 @@ describe("log export", () => {
   });
 
   it("pages by keyset: logs with the same timestamp are all exported once, in E7's order", async () => {
-    const { ctx: own } = await createTenant(db, "export-ties");
+    const { ctx: own } = await createTenant(database.db, "export-ties");
     const endpoint = await createEndpoint(own, {
       name: "ties",
       model: "local/echo",
@@ -236,7 +233,7 @@ describe("log export", () => {
       );
     }
     // microseconds a JS Date cannot hold, and ties: the cursor must be Postgres's own value
-    await db.execute(
+    await database.db.execute(
       sql`UPDATE logs SET created_at = '2024-01-01 00:00:00.123456+00'::timestamptz
           + ((values->>'n')::int / 3) * interval '1 microsecond' WHERE endpoint_id = ${endpoint.id}`,
     );

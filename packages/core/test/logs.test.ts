@@ -1,4 +1,4 @@
-import { type Database, logs } from "@quarry/db";
+import { logs } from "@quarry/db";
 import { eq } from "drizzle-orm";
 import { describe, expect, it } from "vitest";
 import {
@@ -19,10 +19,7 @@ import {
 import { useFreshDatabase } from "./support/database.ts";
 import { createTenant } from "./support/tenant.ts";
 
-let db: Database;
-useFreshDatabase((fresh) => {
-  db = fresh;
-});
+const database = useFreshDatabase();
 
 const caller = { keyId: "key_a", keyName: "ops key", keyEmail: "ops@example.com" };
 
@@ -51,7 +48,7 @@ async function endpointWithLogs(ctx: ProjectContext, count: number) {
 const at = expect.stringMatching(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/);
 describe("E7 list logs", () => {
   it("lists newest first in the API contract's listing form, page by page", async () => {
-    const { ctx } = await createTenant(db, "logs-list");
+    const { ctx } = await createTenant(database.db, "logs-list");
     const { endpointId, ids } = await endpointWithLogs(ctx, 5);
     const all = await listLogs(ctx, endpointId, { page: 1, page_size: 50 });
     expect(all.map((l) => l.id)).toEqual([...ids].reverse());
@@ -83,7 +80,7 @@ describe("E7 list logs", () => {
   });
 
   it("shows a failed completion's status and error", async () => {
-    const { ctx } = await createTenant(db, "logs-failed");
+    const { ctx } = await createTenant(database.db, "logs-failed");
     const endpoint = await createEndpoint(ctx, { name: "f", model: "openai/x", prompt: "p" });
     // no OPENAI_API_KEY in this context: the model cannot be called
     await expect(
@@ -98,8 +95,8 @@ describe("E7 list logs", () => {
   });
 
   it("refuses another project's endpoint (401) and an unknown one (404)", async () => {
-    const { ctx } = await createTenant(db, "logs-owner");
-    const { ctx: other } = await createTenant(db, "logs-other");
+    const { ctx } = await createTenant(database.db, "logs-owner");
+    const { ctx: other } = await createTenant(database.db, "logs-other");
     const { endpointId } = await endpointWithLogs(ctx, 1);
     await expect(listLogs(other, endpointId, { page: 1, page_size: 10 })).rejects.toBeInstanceOf(
       UnauthorizedError,
@@ -112,7 +109,7 @@ describe("E7 list logs", () => {
 
 describe("E15 ratings", () => {
   it("rates one log and answers in the API contract's rating form", async () => {
-    const { ctx } = await createTenant(db, "rate-one");
+    const { ctx } = await createTenant(database.db, "rate-one");
     const { endpointId, ids } = await endpointWithLogs(ctx, 2);
     const rated = await rateLogs(ctx, endpointId, { usage_id: ids[0], positive_rating: true });
     expect(rated).toEqual({
@@ -133,12 +130,12 @@ describe("E15 ratings", () => {
       template_id: endpointId,
       values: { n: 0 },
     });
-    const [other] = await db.select().from(logs).where(eq(logs.id, ids[1]!));
+    const [other] = await database.db.select().from(logs).where(eq(logs.id, ids[1]!));
     expect(other?.positiveRating).toBeNull();
   });
 
   it("rates a batch, answering every log in the order given", async () => {
-    const { ctx } = await createTenant(db, "rate-batch");
+    const { ctx } = await createTenant(database.db, "rate-batch");
     const { endpointId, ids } = await endpointWithLogs(ctx, 3);
     const rated = await rateLogs(ctx, endpointId, {
       logs: [
@@ -156,7 +153,7 @@ describe("E15 ratings", () => {
   });
 
   it("changes nothing when one usage_id of a batch is unknown (404)", async () => {
-    const { ctx } = await createTenant(db, "rate-atomic");
+    const { ctx } = await createTenant(database.db, "rate-atomic");
     const { endpointId, ids } = await endpointWithLogs(ctx, 2);
     const { ids: elsewhere } = await endpointWithLogs(ctx, 1);
     for (const stranger of ["no-such-log", elsewhere[0]!]) {
@@ -181,7 +178,7 @@ describe("E15 ratings", () => {
     [{ logs: [{ usage_id: "x", positive_rating: "yes" }] }, "logs[0].positive_rating"],
     [{ logs: [{ usage_id: "x", positive_rating: true }], usage_id: "x" }, "logs"],
   ])("rejects %j naming %s", async (body, field) => {
-    const { ctx } = await createTenant(db, "rate-bad");
+    const { ctx } = await createTenant(database.db, "rate-bad");
     const { endpointId } = await endpointWithLogs(ctx, 1);
     const error = await Promise.resolve()
       .then(() => rateLogs(ctx, endpointId, parseInput(RateLogsInput, body)))
@@ -193,7 +190,7 @@ describe("E15 ratings", () => {
 
 describe("E10 comments", () => {
   it("adds comments, from the body's name and email or else the key's", async () => {
-    const { ctx } = await createTenant(db, "comments");
+    const { ctx } = await createTenant(database.db, "comments");
     const { endpointId, ids } = await endpointWithLogs(ctx, 1);
     const logId = ids[0]!;
     await commentOnLog(ctx, endpointId, logId, { comment: "Too short." }, caller);
@@ -239,7 +236,7 @@ describe("E10 comments", () => {
   });
 
   it("is a 404 for a log of another endpoint and a 400 without a comment", async () => {
-    const { ctx } = await createTenant(db, "comments-bad");
+    const { ctx } = await createTenant(database.db, "comments-bad");
     const { endpointId } = await endpointWithLogs(ctx, 1);
     const { ids: elsewhere } = await endpointWithLogs(ctx, 1);
     await expect(

@@ -1,4 +1,3 @@
-import type { Database } from "@quarry/db";
 import { describe, expect, it } from "vitest";
 import {
   createDataset,
@@ -13,7 +12,7 @@ import {
   validateUploadFields,
   writeRowsOfDocument,
 } from "../src/index.ts";
-import { type FreshDatabase, useFreshDatabase } from "./support/database.ts";
+import { useFreshDatabase } from "./support/database.ts";
 import { createTenant } from "./support/tenant.ts";
 
 /**
@@ -21,12 +20,7 @@ import { createTenant } from "./support/tenant.ts";
  * (E5, E8, E9's field, E11–E13): a value of another type is a 400 naming the row and key,
  * and nothing is written. Undeclared keys stay free-form.
  */
-let db: Database;
-let fresh: FreshDatabase;
-useFreshDatabase((d, f) => {
-  db = d;
-  fresh = f;
-});
+const database = useFreshDatabase();
 
 const DECLARED = [
   { name: "year", type: "number" },
@@ -36,7 +30,7 @@ const DECLARED = [
 ] as const;
 
 async function setup(name: string) {
-  const { ctx } = await createTenant(db, name);
+  const { ctx } = await createTenant(database.db, name);
   const dataset = await createDataset(
     ctx,
     { name, metadata_columns: DECLARED.map((c) => ({ ...c })) },
@@ -54,13 +48,13 @@ async function setup(name: string) {
 
 /** Every stored record of the dataset, in every table that has a `dataset_id`. */
 async function stored(datasetId: string): Promise<Record<string, string>> {
-  const tables = await fresh.sql<{ table_name: string }>(
+  const tables = await database.fresh.sql<{ table_name: string }>(
     `SELECT table_name FROM information_schema.columns
      WHERE table_schema = 'public' AND column_name = 'dataset_id' ORDER BY table_name`,
   );
   const out: Record<string, string> = {};
   for (const { table_name: table } of tables) {
-    const [row] = await fresh.sql<{ print: string }>(
+    const [row] = await database.fresh.sql<{ print: string }>(
       `SELECT count(*) || ':' || coalesce(md5(string_agg(t::text, '|' ORDER BY t::text)), '') AS print
        FROM "${table}" t WHERE t.dataset_id = $1`,
       [datasetId],

@@ -1,4 +1,3 @@
-import type { Database } from "@quarry/db";
 import { describe, expect, it } from "vitest";
 import { chunkPages } from "../src/chunking/chunk-pages.ts";
 import {
@@ -13,26 +12,24 @@ import {
   writeRowsOfDocument,
 } from "../src/index.ts";
 import { useFreshDatabase } from "./support/database.ts";
+import { noFiles } from "./support/no-files.ts";
 import { createTenant } from "./support/tenant.ts";
 
 /** `chunk` and `page` are service keys, like rowId (docs/api.md#service-metadata-keys). */
 
-let db: Database;
-useFreshDatabase((fresh) => {
-  db = fresh;
-});
+const database = useFreshDatabase();
 
 const page = { offset: 0, pageSize: 1000 };
 const noFetch = {
   fetchUrl: async () => {
     throw new Error("no fetch");
   },
-  files: { put: async () => {}, delete: async () => {}, deletePrefix: async () => {} },
+  files: noFiles,
   enqueue: async () => {},
 };
 
 async function setup(name: string) {
-  const { ctx } = await createTenant(db, name);
+  const { ctx } = await createTenant(database.db, name);
   const dataset = await createDataset(ctx, { name }, { embeddingModel: "local/hash" });
   return { ctx, datasetId: dataset.id };
 }
@@ -92,7 +89,7 @@ describe("service keys chunk and page", () => {
   });
 
   it("cannot be declared as metadata columns", async () => {
-    const { ctx } = await createTenant(db, "declare");
+    const { ctx } = await createTenant(database.db, "declare");
     for (const name of ["chunk", "page"]) {
       await expect(
         (async () =>

@@ -1,6 +1,5 @@
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
-import type { Database } from "@quarry/db";
 import { rows } from "@quarry/db";
 import { LocalHashEmbedder } from "@quarry/providers";
 import { eq, sql } from "drizzle-orm";
@@ -21,22 +20,19 @@ import {
 import { useFreshDatabase } from "./support/database.ts";
 import { createTenant } from "./support/tenant.ts";
 
-let db: Database;
-useFreshDatabase((fresh) => {
-  db = fresh;
-});
+const database = useFreshDatabase();
 
 const defaults = { embeddingModel: "local/hash" };
 const page = { offset: 0, pageSize: 1000 };
 
 async function setup(name = "rows", columns?: { name: string; type: "text"; embed: boolean }[]) {
-  const { ctx } = await createTenant(db, name);
+  const { ctx } = await createTenant(database.db, name);
   const dataset = await createDataset(ctx, { name, ...(columns ? { columns } : {}) }, defaults);
   return { ctx, datasetId: dataset.id };
 }
 
 async function storedEmbedding(rowId: number): Promise<number[] | null> {
-  const [row] = await db
+  const [row] = await database.db
     .select({ e: sql<string | null>`${rows.embedding}::text` })
     .from(rows)
     .where(eq(rows.id, rowId));
@@ -219,7 +215,7 @@ describe("embedding failures", () => {
   afterAll(() => new Promise<void>((resolve) => server.close(() => resolve())));
 
   it("retries, then fails with upstream_error and leaves the old rows in place", async () => {
-    const { ctx: base } = await createTenant(db, "upstream");
+    const { ctx: base } = await createTenant(database.db, "upstream");
     const ctx: ProjectContext = {
       ...base,
       providers: {
@@ -234,10 +230,10 @@ describe("embedding failures", () => {
     );
     // Seed rows directly with the local embedder's vectors sized for this dataset.
     const vector = `[${new Array(1536).fill(0.01).join(",")}]`;
-    await db.execute(
+    await database.db.execute(
       sql`insert into documents (project_id, dataset_id, id, status, metadata) values (${ctx.projectId}, ${dataset.id}, 'd', 'ready', '{}')`,
     );
-    await db.execute(
+    await database.db.execute(
       sql`insert into rows (project_id, dataset_id, document_id, data, metadata, embedding) values (${ctx.projectId}, ${dataset.id}, 'd', '{"text":"kept"}', '{}', ${vector}::vector)`,
     );
     const before = await listRows(ctx, dataset.id, page);

@@ -1,4 +1,3 @@
-import type { Database } from "@quarry/db";
 import { LocalHashEmbedder } from "@quarry/providers";
 import { sql } from "drizzle-orm";
 import { describe, expect, it } from "vitest";
@@ -9,7 +8,6 @@ import {
   deleteDocument,
   deleteRow,
   documentFilteredSearch,
-  type FileStore,
   foldKeywordDeltas,
   indexVectorBacklog,
   type ProjectContext,
@@ -25,25 +23,16 @@ import {
   VECTOR_SEARCH_TUNING,
   writeRowsOfDocument,
 } from "../src/index.ts";
-import { type FreshDatabase, useFreshDatabase } from "./support/database.ts";
+import { useFreshDatabase } from "./support/database.ts";
+import { noFiles } from "./support/no-files.ts";
 import { createTenant } from "./support/tenant.ts";
 
-let db: Database;
-let database: FreshDatabase;
-useFreshDatabase((fresh, opened) => {
-  db = fresh;
-  database = opened;
-});
+const database = useFreshDatabase();
 
 const defaults = { embeddingModel: "local/hash" };
-const noFiles: FileStore = {
-  put: async () => {},
-  delete: async () => {},
-  deletePrefix: async () => {},
-};
 
 async function setup(kind: "standard" | "hybrid" = "hybrid", dimensions?: number) {
-  const { ctx } = await createTenant(db, `search-${kind}`);
+  const { ctx } = await createTenant(database.db, `search-${kind}`);
   const dataset = await createDataset(
     ctx,
     { name: "s", kind, ...(dimensions ? { dimensions } : {}) },
@@ -53,7 +42,7 @@ async function setup(kind: "standard" | "hybrid" = "hybrid", dimensions?: number
 }
 
 async function rowsOf<T>(query: ReturnType<typeof sql>): Promise<T[]> {
-  return ((await db.execute(query)) as unknown as { rows: T[] }).rows;
+  return ((await database.db.execute(query)) as unknown as { rows: T[] }).rows;
 }
 
 const TEXTS = [
@@ -159,13 +148,13 @@ describe("E2 semantic search", () => {
     const small = await setup("standard", 64);
     await seed(small.ctx, small.datasetId);
     // Written rows wait in the backlog, ranked exactly, until the indexer moves them.
-    expect(await pendingVectorRows(db, datasetId)).toBe(TEXTS.length);
+    expect(await pendingVectorRows(database.db, datasetId)).toBe(TEXTS.length);
     const before = await searchRows(ctx, datasetId, { query: "comet", top_k: 5 });
-    expect(await indexVectorBacklog(db, datasetId, 1000)).toEqual({
+    expect(await indexVectorBacklog(database.db, datasetId, 1000)).toEqual({
       indexed: TEXTS.length,
       pending: 0,
     });
-    await indexVectorBacklog(db, small.datasetId, 1000);
+    await indexVectorBacklog(database.db, small.datasetId, 1000);
     expect(await searchRows(ctx, datasetId, { query: "comet", top_k: 5 })).toEqual(before);
 
     // Both dimensions share the column; each dataset has a partial index of its own.
@@ -182,7 +171,7 @@ describe("E2 semantic search", () => {
     const [{ name } = { name: "" }] = await rowsOf<{ name: string }>(
       sql`SELECT quarry_vector_index_name(${datasetId}) AS name`,
     );
-    await db.execute(sql`SET enable_seqscan = off`); // 8 rows: make the planner show its choice
+    await database.db.execute(sql`SET enable_seqscan = off`); // 8 rows: make the planner show its choice
     try {
       const [vector] = await new LocalHashEmbedder(384).embed(["comet"]);
       const statement = new SemanticSearch(
@@ -193,7 +182,7 @@ describe("E2 semantic search", () => {
       const plan = await rowsOf<Record<string, string>>(sql`EXPLAIN ${statement.rankSql(3)}`);
       expect(plan.map((p) => Object.values(p)[0]).join("\n")).toContain(`Index Scan using ${name}`);
     } finally {
-      await db.execute(sql`RESET enable_seqscan`);
+      await database.db.execute(sql`RESET enable_seqscan`);
     }
     expect((await searchRows(small.ctx, small.datasetId, { query: "comet" })).results).toHaveLength(
       3,
@@ -203,7 +192,7 @@ describe("E2 semantic search", () => {
   it("renders E2 semantic's statement for a driver of one's own, as the search bench runs it", async () => {
     const { ctx, datasetId } = await setup("standard");
     await seed(ctx, datasetId);
-    await indexVectorBacklog(db, datasetId, 1000);
+    await indexVectorBacklog(database.db, datasetId, 1000);
     const [vector] = await new LocalHashEmbedder(384).embed(["comet"]);
     const query = semanticRankingQuery(
       { id: datasetId, dimensions: 384, embeddingModel: "local/hash", efSearch: null },
@@ -212,7 +201,7 @@ describe("E2 semantic search", () => {
     );
     expect(query.text).toContain("$1");
     expect(query.params).toContain(datasetId);
-    const raw = await database.sql<{ data: Record<string, string>; confidence: number }>(
+    const raw = await database.fresh.sql<{ data: Record<string, string>; confidence: number }>(
       query.text,
       query.params,
     );
@@ -255,9 +244,9 @@ describe("E2 semantic search", () => {
     ];
     // All rows in the backlog (ranked exactly), then half in the graph, then all of them.
     for (const stage of [0, Math.floor(many / 2), many]) {
-      const indexed = many - (await pendingVectorRows(db, datasetId));
-      await indexVectorBacklog(db, datasetId, stage - indexed);
-      expect(await pendingVectorRows(db, datasetId)).toBe(many - stage);
+      const indexed = many - (await pendingVectorRows(database.db, datasetId));
+      await indexVectorBacklog(database.db, datasetId, stage - indexed);
+      expect(await pendingVectorRows(database.db, datasetId)).toBe(many - stage);
       for (const [filter, accepts] of cases) {
         // Approximate (graph) results: recall@10 over the queries, as the search bench counts it.
         let found = 0;
@@ -364,7 +353,7 @@ describe("keyword statistics", () => {
   /** Checks the statistics as searches read them (base + deltas), then folds and checks again. */
   async function expectConsistent(datasetId: string) {
     await expectStatistics(datasetId);
-    await foldKeywordDeltas(db, datasetId);
+    await foldKeywordDeltas(database.db, datasetId);
     const [left] = await rowsOf<{ n: number }>(sql`
       SELECT (SELECT count(*) FROM keyword_term_deltas WHERE dataset_id = ${datasetId})::int +
              (SELECT count(*) FROM keyword_dataset_deltas WHERE dataset_id = ${datasetId})::int AS n`);
@@ -452,7 +441,7 @@ describe("keyword statistics", () => {
   it("go with their dataset, index included", async () => {
     const { ctx, datasetId } = await setup("hybrid");
     await seed(ctx, datasetId);
-    await indexVectorBacklog(db, datasetId, 4); // half in the graph, half waiting
+    await indexVectorBacklog(database.db, datasetId, 4); // half in the graph, half waiting
     await deleteDataset(ctx, datasetId, noFiles);
     for (const table of [
       "keyword_datasets",

@@ -1,11 +1,9 @@
-import type { Database } from "@quarry/db";
 import { sql } from "drizzle-orm";
 import { describe, expect, it } from "vitest";
 import {
   createDataset,
   deleteDocument,
   deleteRow,
-  type FileStore,
   indexVectorBacklog,
   pendingVectorRows,
   searchRows,
@@ -14,21 +12,13 @@ import {
   writeRowsOfDocument,
 } from "../src/index.ts";
 import { useFreshDatabase } from "./support/database.ts";
+import { noFiles } from "./support/no-files.ts";
 import { createTenant } from "./support/tenant.ts";
 
-let db: Database;
-useFreshDatabase((fresh) => {
-  db = fresh;
-});
-
-const noFiles: FileStore = {
-  put: async () => {},
-  delete: async () => {},
-  deletePrefix: async () => {},
-};
+const database = useFreshDatabase();
 
 async function rowsOf<T>(query: ReturnType<typeof sql>): Promise<T[]> {
-  return ((await db.execute(query)) as unknown as { rows: T[] }).rows;
+  return ((await database.db.execute(query)) as unknown as { rows: T[] }).rows;
 }
 
 /**
@@ -54,7 +44,7 @@ const text = (i: number) =>
 
 describe("the vector backlog", () => {
   it("follows every write, and search ranks the same rows wherever they are", async () => {
-    const { ctx } = await createTenant(db, "backlog");
+    const { ctx } = await createTenant(database.db, "backlog");
     const { id } = await createDataset(
       ctx,
       { name: "v", dimensions: 32 },
@@ -65,15 +55,15 @@ describe("the vector backlog", () => {
     await upsertRows(ctx, id, { document_id: "a", rows: rows(0, 30) });
     await upsertRows(ctx, id, { document_id: "b", rows: rows(30, 30) });
     await expectVectorsConsistent(id);
-    expect(await pendingVectorRows(db, id)).toBe(60);
+    expect(await pendingVectorRows(database.db, id)).toBe(60);
     const query = { query: "comets and tides", top_k: 10 };
     const exact = await searchRows(ctx, id, query);
 
-    expect(await indexVectorBacklog(db, id, 25)).toEqual({ indexed: 25, pending: 35 });
+    expect(await indexVectorBacklog(database.db, id, 25)).toEqual({ indexed: 25, pending: 35 });
     await expectVectorsConsistent(id);
     expect(await searchRows(ctx, id, query)).toEqual(exact);
-    expect(await indexVectorBacklog(db, id, 1000)).toEqual({ indexed: 35, pending: 0 });
-    expect(await indexVectorBacklog(db, id, 1000)).toEqual({ indexed: 0, pending: 0 });
+    expect(await indexVectorBacklog(database.db, id, 1000)).toEqual({ indexed: 35, pending: 0 });
+    expect(await indexVectorBacklog(database.db, id, 1000)).toEqual({ indexed: 0, pending: 0 });
     await expectVectorsConsistent(id);
     expect(await searchRows(ctx, id, query)).toEqual(exact);
 
@@ -82,19 +72,19 @@ describe("the vector backlog", () => {
     const rowId = String(target.metadata.rowId);
     await updateRow(ctx, id, rowId, { data: { text: "comets and tides" } });
     await expectVectorsConsistent(id);
-    expect(await pendingVectorRows(db, id)).toBe(1);
+    expect(await pendingVectorRows(database.db, id)).toBe(1);
     const [first] = (await searchRows(ctx, id, query)).results;
     expect(first!.metadata.rowId).toBe(target.metadata.rowId);
     expect(first!.confidence).toBeCloseTo(1, 5);
     // Metadata alone keeps the row where it is.
-    await indexVectorBacklog(db, id, 1000);
+    await indexVectorBacklog(database.db, id, 1000);
     await updateRow(ctx, id, rowId, { metadata: { x: 1 } });
-    expect(await pendingVectorRows(db, id)).toBe(0);
+    expect(await pendingVectorRows(database.db, id)).toBe(0);
     await expectVectorsConsistent(id);
 
     await writeRowsOfDocument(ctx, id, "a", { rows: rows(100, 5) }, "replace");
     await expectVectorsConsistent(id);
-    expect(await pendingVectorRows(db, id)).toBe(5);
+    expect(await pendingVectorRows(database.db, id)).toBe(5);
     await writeRowsOfDocument(ctx, id, "a", { rows: [{ data: { text: "" } }] }, "append");
     await expectVectorsConsistent(id);
     const [unembedded] = await rowsOf<{ id: string }>(
@@ -104,7 +94,7 @@ describe("the vector backlog", () => {
     await expectVectorsConsistent(id);
     await deleteDocument(ctx, id, "b", noFiles);
     await expectVectorsConsistent(id);
-    await indexVectorBacklog(db, id, 1000);
+    await indexVectorBacklog(database.db, id, 1000);
     await expectVectorsConsistent(id);
     const left = await searchRows(ctx, id, { ...query, top_k: 100 });
     expect(left.results.map((r) => r.data.text).sort()).toEqual(

@@ -1,4 +1,3 @@
-import type { Database } from "@quarry/db";
 import { documents } from "@quarry/db";
 import { and, eq } from "drizzle-orm";
 import { describe, expect, it } from "vitest";
@@ -12,22 +11,19 @@ import {
 import { useFreshDatabase } from "./support/database.ts";
 import { createTenant } from "./support/tenant.ts";
 
-let db: Database;
-useFreshDatabase((fresh) => {
-  db = fresh;
-});
+const database = useFreshDatabase();
 
 describe("vectorIndexTurn: ingestion first, the graph after", () => {
   it("puts indexing off while a document of the dataset is queued or processing", async () => {
-    const { ctx } = await createTenant(db, "turns");
+    const { ctx } = await createTenant(database.db, "turns");
     const dataset = await createDataset(ctx, { name: "d" }, { embeddingModel: "local/hash" });
     const other = await createDataset(ctx, { name: "o" }, { embeddingModel: "local/hash" });
     const message = vectorIndexMessage(ctx.projectId, dataset.id);
     const now = 1_700_000_000_000;
 
-    expect(await vectorIndexTurn(db, message, now)).toEqual({ kind: "index" });
+    expect(await vectorIndexTurn(database.db, message, now)).toEqual({ kind: "index" });
 
-    await db.insert(documents).values([
+    await database.db.insert(documents).values([
       { projectId: ctx.projectId, datasetId: dataset.id, id: "up", status: "queued", metadata: {} },
       {
         projectId: ctx.projectId,
@@ -37,7 +33,7 @@ describe("vectorIndexTurn: ingestion first, the graph after", () => {
         metadata: {},
       },
     ]);
-    const first = await vectorIndexTurn(db, message, now);
+    const first = await vectorIndexTurn(database.db, message, now);
     expect(first).toEqual({
       kind: "defer",
       message: { ...message, waitingSince: now },
@@ -47,25 +43,25 @@ describe("vectorIndexTurn: ingestion first, the graph after", () => {
     if (first.kind !== "defer") throw new Error("unreachable");
     expect(isVectorIndexMessage(first.message)).toBe(true);
     expect(isVectorIndexMessage({ ...first.message, waitingSince: "soon" })).toBe(false);
-    const again = await vectorIndexTurn(db, first.message, now + 60_000);
+    const again = await vectorIndexTurn(database.db, first.message, now + 60_000);
     expect(again).toMatchObject({ kind: "defer", message: { waitingSince: now } });
 
     // A stream of uploads cannot starve the graph.
-    expect(await vectorIndexTurn(db, first.message, now + VECTOR_INDEX_DEFERRAL.maxWaitMs)).toEqual(
-      { kind: "index" },
-    );
+    expect(
+      await vectorIndexTurn(database.db, first.message, now + VECTOR_INDEX_DEFERRAL.maxWaitMs),
+    ).toEqual({ kind: "index" });
 
     // Processing counts too; ready and failed documents do not, nor another dataset's.
     const setStatus = (status: "processing" | "ready" | "failed") =>
-      db
+      database.db
         .update(documents)
         .set({ status })
         .where(and(eq(documents.datasetId, dataset.id), eq(documents.id, "up")));
     await setStatus("processing");
-    expect((await vectorIndexTurn(db, message, now)).kind).toBe("defer");
+    expect((await vectorIndexTurn(database.db, message, now)).kind).toBe("defer");
     await setStatus("ready");
-    expect(await vectorIndexTurn(db, message, now)).toEqual({ kind: "index" });
+    expect(await vectorIndexTurn(database.db, message, now)).toEqual({ kind: "index" });
     await setStatus("failed");
-    expect(await vectorIndexTurn(db, message, now)).toEqual({ kind: "index" });
+    expect(await vectorIndexTurn(database.db, message, now)).toEqual({ kind: "index" });
   });
 });

@@ -1,13 +1,9 @@
-import type { Database } from "@quarry/db";
 import { sql } from "drizzle-orm";
 import { describe, expect, it } from "vitest";
 import { scaledVectorSql, scaleVectors } from "../src/rows/vector-transfer.ts";
 import { useFreshDatabase } from "./support/database.ts";
 
-let db: Database;
-useFreshDatabase((fresh) => {
-  db = fresh;
-});
+const database = useFreshDatabase();
 
 /** What pgvector stores for each vector, sent the scaled-integer way. */
 async function stored(
@@ -15,7 +11,7 @@ async function stored(
   dimensions: number,
 ): Promise<(number[] | null)[]> {
   const scaled = scaleVectors(vectors);
-  const result = (await db.execute(sql`
+  const result = (await database.db.execute(sql`
     select ${scaledVectorSql(sql`v.i`, scaled.exponent, dimensions)}::text as vector
     from jsonb_array_elements_text(${JSON.stringify(scaled.integers)}::jsonb) with ordinality v(i, n)
     order by v.n`)) as unknown as { rows: { vector: string | null }[] };

@@ -46,6 +46,9 @@ export interface NeonSqlEndpointOptions {
   inFlight: Set<ServerResponse>;
 }
 
+/** What a server passes on to its endpoint: all but the label and the statement runner. */
+export type NeonSqlEndpointShared = Omit<NeonSqlEndpointOptions, "run" | "label">;
+
 /** Largest request body accepted: a statement with a few MB of rows, far beyond any we send. */
 const MAX_BODY_BYTES = 64 * 1024 * 1024;
 
@@ -70,6 +73,18 @@ export const ERROR_FIELDS = [
 ] as const;
 
 export type PgErrorFields = Partial<Record<(typeof ERROR_FIELDS)[number] | "message", string>>;
+
+/** The error fields of a Postgres error as parsed by pg-protocol (the class `pg` re-exports). */
+export function pgErrorFields(
+  error: { message: string } & Partial<Record<(typeof ERROR_FIELDS)[number], unknown>>,
+): PgErrorFields {
+  const fields: PgErrorFields = { message: error.message };
+  for (const name of ERROR_FIELDS) {
+    const value = error[name];
+    if (value !== undefined) fields[name] = String(value);
+  }
+  return fields;
+}
 
 export function neonSqlEndpoint(options: NeonSqlEndpointOptions) {
   return async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
@@ -142,9 +157,12 @@ export function neonError(error: PgErrorFields): NeonReply {
   return { status: 400, body };
 }
 
-/** A statement this endpoint refuses to leave running (e.g. BEGIN: nobody would end it). */
-export function neonRefusal(message: string): NeonReply {
-  return { status: 400, body: { message } };
+/**
+ * The reply to a statement that leaves the session in a transaction (BEGIN alone): refused, as
+ * nobody would end it; each server rolls it back first.
+ */
+export function transactionControlRefusal(): NeonReply {
+  return { status: 400, body: { message: "transaction control is not supported over HTTP" } };
 }
 
 function parseStatement(text: string): Statement {

@@ -19,6 +19,13 @@ import {
   type ScratchDatabase,
 } from "../src/native-proxy/native-database.ts";
 import { type Stack, startStack } from "../src/stack.ts";
+import {
+  DUPLICATE_LABEL_ERROR,
+  EVERY_TYPE_PARAMS,
+  EVERY_TYPE_ROW,
+  INSERT_EVERY_TYPE,
+  ITEMS_TABLE,
+} from "./support/every-type-row.ts";
 
 /**
  * The native engine (docs/architecture.md#two-engines): the version check that refuses a server
@@ -117,13 +124,7 @@ describe.skipIf(!SERVER)(
       database = await createScratchDatabase(SERVER!, `${PREFIX}proxy_`);
       direct = new pg.Client({ connectionString: database.url });
       await direct.connect();
-      await direct.query(`
-      CREATE EXTENSION vector;
-      CREATE TABLE items (
-        id serial PRIMARY KEY, label text NOT NULL UNIQUE, tags text[], meta jsonb,
-        embedding vector(3), seen timestamptz, score float8, big bigint
-      );
-    `);
+      await direct.query(`CREATE EXTENSION vector; ${ITEMS_TABLE}`);
       proxy = await startNativeProxy({ databaseUrl: database.url });
       pointNeonAt(proxy);
     });
@@ -136,30 +137,8 @@ describe.skipIf(!SERVER)(
 
     it("runs a statement over HTTP with every type as Postgres prints it, parsed by the driver", async () => {
       const sql = neon(database.url);
-      const inserted = await sql.query(
-        "INSERT INTO items (label, tags, meta, embedding, seen, score, big) VALUES ($1, $2, $3, $4, $5, $6, $7) RETURNING *",
-        [
-          "a'b",
-          ["x", "y z"],
-          JSON.stringify({ k: [1, "two"] }),
-          "[1,2,3]",
-          new Date("2026-01-02T03:04:05.678Z"),
-          0.5,
-          "9007199254740993",
-        ],
-      );
-      expect(inserted).toEqual([
-        {
-          id: 1,
-          label: "a'b",
-          tags: ["x", "y z"],
-          meta: { k: [1, "two"] },
-          embedding: "[1,2,3]",
-          seen: new Date("2026-01-02T03:04:05.678Z"),
-          score: 0.5,
-          big: "9007199254740993",
-        },
-      ]);
+      const inserted = await sql.query(INSERT_EVERY_TYPE, EVERY_TYPE_PARAMS);
+      expect(inserted).toEqual([EVERY_TYPE_ROW]);
       const full = neon(database.url, { fullResults: true, arrayMode: true });
       const updated = await full.query("UPDATE items SET score = 1 WHERE label <> $1", ["zz"]);
       expect(updated).toMatchObject({ command: "UPDATE", rowCount: 1 });
@@ -171,12 +150,7 @@ describe.skipIf(!SERVER)(
     it("turns a statement error into a NeonDbError with Postgres's fields; refuses BEGIN and two statements", async () => {
       const sql = neon(database.url);
       const failed = await sql.query("INSERT INTO items (label) VALUES ('a''b')").catch((e) => e);
-      expect(failed).toMatchObject({
-        name: "NeonDbError",
-        code: "23505",
-        constraint: "items_label_key",
-        table: "items",
-      });
+      expect(failed).toMatchObject(DUPLICATE_LABEL_ERROR);
       await expect(sql.query("BEGIN")).rejects.toThrow(/transaction control/);
       await expect(sql.query("SELECT 1; SELECT 2")).rejects.toMatchObject({ code: "42601" });
       // The connection BEGIN left in a transaction was closed, not handed to the next statement.

@@ -5,6 +5,13 @@ import { Pool as NeonPool, neon, neonConfig } from "@neondatabase/serverless";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { WebSocket } from "ws";
 import { type PgServer, startPgServer } from "../src/pg-server/index.ts";
+import {
+  DUPLICATE_LABEL_ERROR,
+  EVERY_TYPE_PARAMS,
+  EVERY_TYPE_ROW,
+  INSERT_EVERY_TYPE,
+  ITEMS_TABLE,
+} from "./support/every-type-row.ts";
 
 /**
  * The local stack's stand-in for Neon's SQL-over-HTTP endpoint, read by the real driver:
@@ -16,13 +23,7 @@ const URL = "postgresql://quarry:quarry@localhost:5432/postgres";
 
 beforeAll(async () => {
   db = new PGlite({ extensions: { vector } });
-  await db.exec(`
-    CREATE EXTENSION vector;
-    CREATE TABLE items (
-      id serial PRIMARY KEY, label text NOT NULL UNIQUE, tags text[], meta jsonb,
-      embedding vector(3), seen timestamptz, score float8, big bigint
-    );
-  `);
+  await db.exec(`CREATE EXTENSION vector; ${ITEMS_TABLE}`);
   server = await startPgServer(db);
   neonConfig.fetchEndpoint = () => `http://${server.host}:${server.wsPort}/sql`;
   neonConfig.webSocketConstructor = WebSocket;
@@ -85,30 +86,8 @@ describe("SQL over HTTP (Neon's /sql)", () => {
 
   it("runs a parameterised statement and returns every type as Postgres prints it, parsed by the driver", async () => {
     const sql = neon(URL);
-    const inserted = await sql.query(
-      "INSERT INTO items (label, tags, meta, embedding, seen, score, big) VALUES ($1, $2, $3, $4, $5, $6, $7) RETURNING *",
-      [
-        "a'b",
-        ["x", "y z"],
-        JSON.stringify({ k: [1, "two"] }),
-        "[1,2,3]",
-        new Date("2026-01-02T03:04:05.678Z"),
-        0.5,
-        "9007199254740993",
-      ],
-    );
-    expect(inserted).toEqual([
-      {
-        id: 1,
-        label: "a'b",
-        tags: ["x", "y z"],
-        meta: { k: [1, "two"] },
-        embedding: "[1,2,3]",
-        seen: new Date("2026-01-02T03:04:05.678Z"),
-        score: 0.5,
-        big: "9007199254740993",
-      },
-    ]);
+    const inserted = await sql.query(INSERT_EVERY_TYPE, EVERY_TYPE_PARAMS);
+    expect(inserted).toEqual([EVERY_TYPE_ROW]);
     const nulls = await sql.query("SELECT NULL::text AS t, $1::int AS n", [null]);
     expect(nulls).toEqual([{ t: null, n: null }]);
   });
@@ -127,12 +106,7 @@ describe("SQL over HTTP (Neon's /sql)", () => {
     const sql = neon(URL);
     await sql.query("INSERT INTO items (label) VALUES ('dup')");
     const failed = await sql.query("INSERT INTO items (label) VALUES ('dup')").catch((e) => e);
-    expect(failed).toMatchObject({
-      name: "NeonDbError",
-      code: "23505",
-      constraint: "items_label_key",
-      table: "items",
-    });
+    expect(failed).toMatchObject(DUPLICATE_LABEL_ERROR);
     const syntax = await sql.query("SELEC 1").catch((e) => e);
     expect(syntax).toMatchObject({ code: "42601" });
     expect(await sql.query("SELECT count(*)::int AS n FROM items")).toEqual([{ n: 1 }]);

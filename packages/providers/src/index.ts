@@ -44,4 +44,4 @@ export { type CompletionPart, streamCompletion } from "./language/stream-complet
 export { countTokens } from "./language/tokens.ts";
 export { type ModelRef, PROVIDERS, type ProviderName, parseModelId } from "./model-id.ts";
 export { type RetryOptions, withRetry } from "./retry.ts";
-export { DEFAULT_TIMEOUT_MS } from "./timeout.ts";
+export { DEFAULT_TIMEOUT_MS, raceAbort } from "./timeout.ts";

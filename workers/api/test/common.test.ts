@@ -1,5 +1,6 @@
 import { beforeAll, describe, expect, inject, it } from "vitest";
 import { admin, call, expectEnvelope } from "./support/client.ts";
+import { postDataset, postEndpoint } from "./support/seed.ts";
 import { createTenant, type Tenant } from "./support/tenant.ts";
 
 /**
@@ -40,16 +41,9 @@ beforeAll(async () => {
   other = await createTenant("common-other");
   revoked = await createTenant("common-revoked");
   await admin(`/admin/keys/${revoked.keyId}`, { method: "DELETE" });
-  const dataset = (
-    await call("/api/datasets", { method: "POST", token: tenant.key, body: { name: "d" } })
-  ).body;
-  const endpoint = (
-    await call("/api/endpoints", {
-      method: "POST",
-      token: tenant.key,
-      body: { name: "e", model: "local/echo", prompt: "p" },
-    })
-  ).body;
+  const dataset = (await postDataset(tenant.key, { name: "d" })).body;
+  const endpoint = (await postEndpoint(tenant.key, { name: "e", model: "local/echo", prompt: "p" }))
+    .body;
   ids = { dataset: dataset.id, endpoint: endpoint.id };
 });
 
@@ -212,7 +206,7 @@ describe("response headers", () => {
       await call(`/api/datasets/${ids.dataset}`, { token: tenant.key }),
       await call("/api/datasets", { token: null }),
       await call("/no/such/route"),
-      await call("/api/datasets", { method: "POST", token: tenant.key, body: "{not json" }),
+      await postDataset(tenant.key, "{not json"),
     ];
     for (const reply of replies) {
       const seen = Object.fromEntries(Object.keys(LOCKED).map((h) => [h, reply.headers.get(h)]));

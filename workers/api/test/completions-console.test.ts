@@ -1,6 +1,7 @@
 import { readFile } from "node:fs/promises";
 import { beforeAll, describe, expect, inject, it } from "vitest";
 import { call } from "./support/client.ts";
+import { postEndpoint } from "./support/seed.ts";
 import { createTenant, type Tenant } from "./support/tenant.ts";
 
 /**
@@ -17,17 +18,13 @@ beforeAll(async () => {
 describe.skipIf(!workerLog)("the workers' console during chat completions", () => {
   it("has no system-message warning from the AI SDK", async () => {
     const before = (await readFile(workerLog, "utf8")).length;
-    const created = await call("/api/endpoints", {
-      method: "POST",
-      token: tenant.key,
-      body: {
-        name: "with-system",
-        model: "openai/reply",
-        messages: [
-          { role: "system", content: "You answer in one sentence." },
-          { role: "user", content: "{{last_user_message}}" },
-        ],
-      },
+    const created = await postEndpoint(tenant.key, {
+      name: "with-system",
+      model: "openai/reply",
+      messages: [
+        { role: "system", content: "You answer in one sentence." },
+        { role: "user", content: "{{last_user_message}}" },
+      ],
     });
     expect(created.status).toBe(201);
     for (const stream of [false, true]) {

@@ -1,7 +1,8 @@
 import OpenAI from "openai";
 import { beforeAll, describe, expect, inject, it } from "vitest";
-import { baseUrl, call, expectEnvelope, getWithBody } from "./support/client.ts";
+import { baseUrl, expectEnvelope, getWithBody } from "./support/client.ts";
 import { FAKE_CREATED, FAKE_REPLY, type FakeRequest } from "./support/fake-openai-server.ts";
+import { postDataset, postEndpoint, upsertRows } from "./support/seed.ts";
 import { postSse } from "./support/sse.ts";
 import { createTenant, type Tenant } from "./support/tenant.ts";
 
@@ -11,14 +12,34 @@ beforeAll(async () => {
 });
 
 async function endpoint(body: Record<string, unknown>): Promise<string> {
-  const created = await call("/api/endpoints", {
-    method: "POST",
-    token: tenant.key,
-    body: { name: "s", ...body },
-  });
+  const created = await postEndpoint(tenant.key, { name: "s", ...body });
   if (created.status !== 201) throw new Error(`create endpoint: ${created.text}`);
   return created.body.id;
 }
+
+/** A `local/echo` endpoint whose `{{context}}` is searched (by `query`) in a new one-row dataset. */
+async function echoEndpointOverRow(
+  dataset: string,
+  text: string,
+  query: string,
+  prompt: string,
+): Promise<string> {
+  const created = await postDataset(tenant.key, { name: dataset });
+  await upsertRows(tenant.key, created.body.id, { rows: [{ data: { text } }] });
+  return endpoint({
+    model: "local/echo",
+    prompt,
+    search: [{ dataset_id: created.body.id, variable: "context", query }],
+  });
+}
+
+/** The official openai client as the tenant, pointed at one endpoint. */
+const openaiFor = (id: string) =>
+  new OpenAI({ apiKey: tenant.key, baseURL: `${baseUrl()}/api/endpoints/${id}` });
+
+/** A streamed chat completion through the official client (the model name is ignored). */
+const streamChat = (id: string, messages: OpenAI.Chat.ChatCompletionMessageParam[]) =>
+  openaiFor(id).chat.completions.create({ model: "any", messages, stream: true });
 
 const stream = (id: string, body: Record<string, unknown>, options = {}) =>
   postSse(`/api/endpoints/${id}/completions`, { stream: true, ...body }, tenant.key, options);
@@ -35,21 +56,12 @@ async function upstreamRequests(user: string): Promise<FakeRequest[]> {
 
 describe("E4 stream (SSE)", () => {
   it("streams text_completion chunks, [DONE], then the search results, frame by frame", async () => {
-    const dataset = await call("/api/datasets", {
-      method: "POST",
-      token: tenant.key,
-      body: { name: "kb" },
-    });
-    await call(`/api/datasets/${dataset.body.id}/rows/upsert`, {
-      method: "POST",
-      token: tenant.key,
-      body: { rows: [{ data: { text: "Tides follow the moon." } }] },
-    });
-    const id = await endpoint({
-      model: "local/echo",
-      prompt: "{{context}} Why?",
-      search: [{ dataset_id: dataset.body.id, variable: "context", query: "tides" }],
-    });
+    const id = await echoEndpointOverRow(
+      "kb",
+      "Tides follow the moon.",
+      "tides",
+      "{{context}} Why?",
+    );
     const reply = await stream(id, { prompt: [] });
     expect(reply.status).toBe(200);
     expect(reply.headers.get("content-type")).toBe("text/event-stream");
@@ -218,12 +230,7 @@ describe("the official openai client reads the stream end to end", () => {
       model: "openai/reply",
       messages: [{ role: "system", content: "S" }],
     });
-    const client = new OpenAI({ apiKey: tenant.key, baseURL: `${baseUrl()}/api/endpoints/${id}` });
-    const events = await client.chat.completions.create({
-      model: "any",
-      messages: [{ role: "user", content: "Hi" }],
-      stream: true,
-    });
+    const events = await streamChat(id, [{ role: "user", content: "Hi" }]);
     let text = "";
     let finish: string | null | undefined;
     for await (const chunk of events) {
@@ -235,23 +242,12 @@ describe("the official openai client reads the stream end to end", () => {
   });
 
   it("completions.create({stream: true}) on a prompt endpoint with search", async () => {
-    const dataset = await call("/api/datasets", {
-      method: "POST",
-      token: tenant.key,
-      body: { name: "kb2" },
+    const id = await echoEndpointOverRow("kb2", "Moons pull oceans.", "moon", "{{context}}");
+    const events = await openaiFor(id).completions.create({
+      model: "any",
+      prompt: "Why?",
+      stream: true,
     });
-    await call(`/api/datasets/${dataset.body.id}/rows/upsert`, {
-      method: "POST",
-      token: tenant.key,
-      body: { rows: [{ data: { text: "Moons pull oceans." } }] },
-    });
-    const id = await endpoint({
-      model: "local/echo",
-      prompt: "{{context}}",
-      search: [{ dataset_id: dataset.body.id, variable: "context", query: "moon" }],
-    });
-    const client = new OpenAI({ apiKey: tenant.key, baseURL: `${baseUrl()}/api/endpoints/${id}` });
-    const events = await client.completions.create({ model: "any", prompt: "Why?", stream: true });
     let text = "";
     for await (const chunk of events) text += chunk.choices[0]?.text ?? "";
     expect(text).toBe("Moons pull oceans.\nWhy?");
@@ -259,12 +255,7 @@ describe("the official openai client reads the stream end to end", () => {
 
   it("chat on a prompt endpoint through /chat/completions still gets chat chunks", async () => {
     const id = await endpoint({ model: "local/echo", prompt: "Base" });
-    const client = new OpenAI({ apiKey: tenant.key, baseURL: `${baseUrl()}/api/endpoints/${id}` });
-    const events = await client.chat.completions.create({
-      model: "any",
-      messages: [{ role: "user", content: "more" }],
-      stream: true,
-    });
+    const events = await streamChat(id, [{ role: "user", content: "more" }]);
     let text = "";
     for await (const chunk of events) text += chunk.choices[0]?.delta.content ?? "";
     expect(text).toBe("Base\nmore");
@@ -275,12 +266,7 @@ describe("the official openai client reads the stream end to end", () => {
       model: "openai/cut:2",
       messages: [{ role: "user", content: "x" }],
     });
-    const client = new OpenAI({ apiKey: tenant.key, baseURL: `${baseUrl()}/api/endpoints/${id}` });
-    const events = await client.chat.completions.create({
-      model: "any",
-      messages: [],
-      stream: true,
-    });
+    const events = await streamChat(id, []);
     const received: string[] = [];
     const error = await (async () => {
       for await (const chunk of events) received.push(chunk.choices[0]?.delta.content ?? "");

@@ -1,6 +1,7 @@
 import OpenAI from "openai";
 import { beforeAll, describe, expect, it } from "vitest";
 import { baseUrl, call, expectEnvelope } from "./support/client.ts";
+import { postDataset, postEndpoint, upsertRows } from "./support/seed.ts";
 import { createTenant, type Tenant } from "./support/tenant.ts";
 
 /**
@@ -12,31 +13,19 @@ let tenant: Tenant;
 let datasetId: string;
 beforeAll(async () => {
   tenant = await createTenant("variables");
-  const dataset = await call("/api/datasets", {
-    method: "POST",
-    token: tenant.key,
-    body: { name: "notes" },
-  });
+  const dataset = await postDataset(tenant.key, { name: "notes" });
   datasetId = dataset.body.id;
-  const rows = await call(`/api/datasets/${datasetId}/rows/upsert`, {
-    method: "POST",
-    token: tenant.key,
-    body: {
-      rows: [
-        { data: { text: "Tides follow the moon." } },
-        { data: { text: "Bread needs yeast and time." } },
-      ],
-    },
+  const rows = await upsertRows(tenant.key, datasetId, {
+    rows: [
+      { data: { text: "Tides follow the moon." } },
+      { data: { text: "Bread needs yeast and time." } },
+    ],
   });
   expect(rows.status).toBe(200);
 });
 
 async function endpoint(body: Record<string, unknown>): Promise<Record<string, any>> {
-  const created = await call("/api/endpoints", {
-    method: "POST",
-    token: tenant.key,
-    body: { name: "v", ...body },
-  });
+  const created = await postEndpoint(tenant.key, { name: "v", ...body });
   if (created.status !== 201) throw new Error(`create endpoint: ${created.text}`);
   return created.body;
 }
@@ -90,15 +79,11 @@ describe("{{last_user_message}}", () => {
       "bad_request",
     );
     expect(error.message).toContain("values.last_user_message: is built in");
-    const refused = await call("/api/endpoints", {
-      method: "POST",
-      token: tenant.key,
-      body: {
-        name: "x",
-        model: "local/echo",
-        prompt: "{{last_user_message}}",
-        search: [{ dataset_id: datasetId, variable: "last_user_message", query: "q" }],
-      },
+    const refused = await postEndpoint(tenant.key, {
+      name: "x",
+      model: "local/echo",
+      prompt: "{{last_user_message}}",
+      search: [{ dataset_id: datasetId, variable: "last_user_message", query: "q" }],
     });
     expect(expectEnvelope(refused, 400, "bad_request").message).toContain("search[0].variable");
   });

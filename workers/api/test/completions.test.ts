@@ -3,6 +3,7 @@ import { VERSION as OPENAI_CLIENT_VERSION } from "openai/version";
 import { beforeAll, describe, expect, it } from "vitest";
 import { admin, baseUrl, call, expectEnvelope, getWithBody } from "./support/client.ts";
 import { FAKE_REPLY } from "./support/fake-openai-server.ts";
+import { postDataset, postEndpoint, upsertRows } from "./support/seed.ts";
 import { createTenant, type Tenant } from "./support/tenant.ts";
 
 let tenant: Tenant;
@@ -11,11 +12,7 @@ beforeAll(async () => {
 });
 
 async function endpoint(body: Record<string, unknown>, key = tenant.key): Promise<string> {
-  const created = await call("/api/endpoints", {
-    method: "POST",
-    token: key,
-    body: { name: "e", ...body },
-  });
+  const created = await postEndpoint(key, { name: "e", ...body });
   if (created.status !== 201) throw new Error(`create endpoint: ${created.text}`);
   return created.body.id;
 }
@@ -125,21 +122,13 @@ describe("E4 completions (JSON)", () => {
   });
 
   it("fills search variables and returns search_results with variable, image_paths, last_accessed", async () => {
-    const dataset = await call("/api/datasets", {
-      method: "POST",
-      token: tenant.key,
-      body: { name: "kb" },
-    });
-    await call(`/api/datasets/${dataset.body.id}/rows/upsert`, {
-      method: "POST",
-      token: tenant.key,
-      body: {
-        document_id: "tides",
-        rows: [
-          { data: { text: "Tides are caused by the moon." } },
-          { data: { text: "Sourdough needs a starter." } },
-        ],
-      },
+    const dataset = await postDataset(tenant.key, { name: "kb" });
+    await upsertRows(tenant.key, dataset.body.id, {
+      document_id: "tides",
+      rows: [
+        { data: { text: "Tides are caused by the moon." } },
+        { data: { text: "Sourdough needs a starter." } },
+      ],
     });
     const id = await endpoint({
       model: "local/echo",

@@ -1,38 +1,20 @@
-import type { Browser } from "playwright-core";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { adminToken, call } from "./support/client.ts";
-import {
-  type ConsoleTab,
-  consoleOrigin,
-  launchChromium,
-  maybeScreenshot,
-  openConsoleTab,
-} from "./support/console-browser.ts";
-import { createTenant, type Tenant } from "./support/tenant.ts";
+import { consoleOrigin, maybeScreenshot, useConsoleTab } from "./support/console-browser.ts";
 
 /**
  * The console's admin page in Debian's chromium: signed in with the admin token (remembered
  * on the device this time), it lists projects and their keys without ever showing a key,
  * and revokes one behind a confirmation, after which the API refuses that key.
  */
-let browser: Browser;
-let tab: ConsoleTab;
-let tenant: Tenant;
-
-beforeAll(async () => {
-  tenant = await createTenant(`console-admin-${Date.now()}`);
-  browser = await launchChromium();
-  tab = await openConsoleTab(browser);
-  tab.page.setDefaultTimeout(15_000);
-}, 60_000);
-
-afterAll(async () => {
-  await browser?.close();
+const ui = useConsoleTab(`console-admin-${Date.now()}`, {
+  defaultTimeout: 15_000,
+  setupTimeout: 60_000,
 });
 
 describe("the console, signed in with the admin token", () => {
   it("lists a project's keys by prefix and revokes one", async () => {
-    const { page } = tab;
+    const { page } = ui.tab;
     await page.goto(`${consoleOrigin()}/console/`);
     await page.getByLabel("Admin token").check();
     await page.getByLabel("Token", { exact: true }).fill(adminToken());
@@ -43,28 +25,28 @@ describe("the console, signed in with the admin token", () => {
     expect(await page.evaluate("sessionStorage.length")).toBe(0);
 
     // The tenant's project may be on a later page: page forward until it shows.
-    const row = page.locator("tr", { hasText: tenant.projectId });
+    const row = page.locator("tr", { hasText: ui.tenant.projectId });
     await page.locator("tbody tr").first().waitFor();
     while (!(await row.isVisible())) await page.getByRole("button", { name: "Next →" }).click();
     await row.getByRole("button", { name: "Keys" }).click();
-    const keyRow = page.locator("tr", { hasText: tenant.keyId });
+    const keyRow = page.locator("tr", { hasText: ui.tenant.keyId });
     await keyRow.waitFor();
-    expect(await page.content()).not.toContain(tenant.key);
-    expect(await keyRow.textContent()).toContain(tenant.key.slice(0, 10));
+    expect(await page.content()).not.toContain(ui.tenant.key);
+    expect(await keyRow.textContent()).toContain(ui.tenant.key.slice(0, 10));
     await keyRow.scrollIntoViewIfNeeded();
     await maybeScreenshot(page, "console-admin");
 
-    expect((await call("/api/datasets", { token: tenant.key })).status).toBe(200);
+    expect((await call("/api/datasets", { token: ui.tenant.key })).status).toBe(200);
     await keyRow.getByRole("button", { name: /Revoke key/ }).click();
     await page.getByRole("alertdialog").getByRole("button", { name: "Revoke key" }).click();
     await keyRow.getByText(/revoked/).waitFor();
-    expect((await call("/api/datasets", { token: tenant.key })).status).toBe(401);
+    expect((await call("/api/datasets", { token: ui.tenant.key })).status).toBe(401);
 
     await page.getByRole("button", { name: "Sign out" }).click();
     await page.getByRole("button", { name: "Sign in" }).waitFor();
     expect(await page.evaluate("localStorage.length + sessionStorage.length")).toBe(0);
-    expect(tab.blocked).toEqual([]);
-    expect(tab.errors).toEqual([]);
-    expect(await tab.cspViolations()).toEqual([]);
+    expect(ui.tab.blocked).toEqual([]);
+    expect(ui.tab.errors).toEqual([]);
+    expect(await ui.tab.cspViolations()).toEqual([]);
   }, 90_000);
 });

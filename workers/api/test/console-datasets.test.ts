@@ -1,16 +1,9 @@
-import type { Browser, Page } from "playwright-core";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { Page } from "playwright-core";
+import { beforeAll, describe, expect, it } from "vitest";
 import { buildPdf } from "../../../packages/core/test/parsing/support/pdf-builder.ts";
 import { call } from "./support/client.ts";
-import {
-  type ConsoleTab,
-  consoleOrigin,
-  launchChromium,
-  maybeScreenshot,
-  openConsoleTab,
-} from "./support/console-browser.ts";
-import { cspDirectives } from "./support/csp.ts";
-import { createTenant, type Tenant } from "./support/tenant.ts";
+import { consoleOrigin, maybeScreenshot, useConsoleTab } from "./support/console-browser.ts";
+import { expectOwnOriginCsp } from "./support/csp.ts";
 
 /**
  * The console's datasets and search pages in Debian's chromium against the real stack, as a
@@ -18,23 +11,13 @@ import { createTenant, type Tenant } from "./support/tenant.ts";
  * `ready`, search in every mode, see a bad filter's 400 in place, edit and delete a row.
  * The steps share one tab and run in order; each checks what the API stored, not only the page.
  */
-let browser: Browser;
-let tab: ConsoleTab;
 let page: Page;
-let tenant: Tenant;
 let datasetId = "";
 const DATASET = `console datasets ${Date.now()}`;
 
-beforeAll(async () => {
-  tenant = await createTenant("console-datasets");
-  browser = await launchChromium();
-  tab = await openConsoleTab(browser);
-  page = tab.page;
-  page.setDefaultTimeout(15_000);
-}, 60_000);
-
-afterAll(async () => {
-  await browser?.close();
+const ui = useConsoleTab("console-datasets", { defaultTimeout: 15_000, setupTimeout: 60_000 });
+beforeAll(() => {
+  page = ui.tab.page;
 });
 
 // Page-side expressions as strings: this project's TypeScript has no DOM types.
@@ -56,12 +39,7 @@ describe("the console, signed in with a project key", () => {
       expect(reply.text).toContain('<div id="root">');
     }
     const csp = (await call("/console")).headers.get("content-security-policy") ?? "";
-    const directives = cspDirectives(csp);
-    expect(directives["default-src"]).toBe("'none'");
-    expect(directives["script-src"]).toBe("'self'");
-    expect(directives["connect-src"]).toBe("'self'");
-    expect(directives["frame-ancestors"]).toBe("'none'");
-    expect(csp).not.toMatch(/https?:|unsafe-eval|\*/);
+    expectOwnOriginCsp(csp);
     // A missing hashed file is a 404, not the page (a stale tab must not parse HTML as JS).
     expect((await call("/console/assets/missing-0000.js")).status).toBe(404);
   });
@@ -76,7 +54,7 @@ describe("the console, signed in with a project key", () => {
     expect(await alert.textContent()).toMatch(/key/i);
     expect(await page.evaluate(STORED_KEYS)).toBe(0);
 
-    await page.getByLabel("API key").fill(tenant.key);
+    await page.getByLabel("API key").fill(ui.tenant.key);
     await page.getByRole("button", { name: "Sign in" }).click();
     await visible(page.getByRole("heading", { name: "Datasets" }));
     // Kept for the tab only: "remember on this device" was not ticked.
@@ -96,7 +74,7 @@ describe("the console, signed in with a project key", () => {
     await visible(page.getByRole("heading", { name: DATASET }));
     datasetId = new URL(page.url()).pathname.split("/").pop()!;
 
-    const stored = await call(`/api/datasets/${datasetId}`, { token: tenant.key });
+    const stored = await call(`/api/datasets/${datasetId}`, { token: ui.tenant.key });
     expect(stored.status).toBe(200);
     expect(stored.body).toMatchObject({
       name: DATASET,
@@ -124,7 +102,7 @@ describe("the console, signed in with a project key", () => {
       .setInputFiles([{ name: "notes.txt", mimeType: "text/plain", buffer: binary }]);
     const refused = await fetch(`${consoleOrigin()}/api/datasets/${datasetId}/upload`, {
       method: "POST",
-      headers: { authorization: `Bearer ${tenant.key}` },
+      headers: { authorization: `Bearer ${ui.tenant.key}` },
       body: uploadForm("notes.txt", binary),
     });
     expect(refused.status).toBe(415);
@@ -133,7 +111,7 @@ describe("the console, signed in with a project key", () => {
       page.locator('[data-upload="notes.txt"]').getByRole("alert").getByText(error.message),
     );
 
-    const documents = await call(`/api/datasets/${datasetId}/documents`, { token: tenant.key });
+    const documents = await call(`/api/datasets/${datasetId}/documents`, { token: ui.tenant.key });
     expect(documents.status).toBe(200);
     const byName = Object.fromEntries(
       (documents.body as { filename: string; status: string; row_count: number }[]).map((d) => [
@@ -179,7 +157,7 @@ describe("the console, signed in with a project key", () => {
     const curl = (await page.getByTestId("curl").textContent()) ?? "";
     expect(curl).toContain(`${consoleOrigin()}/api/datasets/${datasetId}/search`);
     expect(curl).toContain("$QUARRY_API_KEY");
-    expect(curl).not.toContain(tenant.key);
+    expect(curl).not.toContain(ui.tenant.key);
 
     await page.getByLabel("Documents (E3)").check();
     await page.getByRole("button", { name: "Search", exact: true }).click();
@@ -198,7 +176,7 @@ describe("the console, signed in with a project key", () => {
     await page.getByRole("button", { name: "Search", exact: true }).click();
     const expected = await call(`/api/datasets/${datasetId}/search`, {
       method: "POST",
-      token: tenant.key,
+      token: ui.tenant.key,
       body: { query: "Jupiter gas giant", filter: { year: { $gte: "2020" } } },
     });
     expect(expected.status).toBe(400);
@@ -257,9 +235,9 @@ describe("the console, signed in with a project key", () => {
   }, 60_000);
 
   it("loaded nothing from another origin, with no page error or CSP refusal", async () => {
-    expect(tab.blocked).toEqual([]);
-    expect(tab.errors).toEqual([]);
-    expect(await tab.cspViolations()).toEqual([]);
+    expect(ui.tab.blocked).toEqual([]);
+    expect(ui.tab.errors).toEqual([]);
+    expect(await ui.tab.cspViolations()).toEqual([]);
   });
 });
 
@@ -270,13 +248,13 @@ interface StoredRow {
 }
 
 async function listRows(): Promise<StoredRow[]> {
-  const documents = await call(`/api/datasets/${datasetId}/documents`, { token: tenant.key });
+  const documents = await call(`/api/datasets/${datasetId}/documents`, { token: ui.tenant.key });
   const csv = (documents.body as { id: string; filename: string }[]).find(
     (d) => d.filename === "planets.csv",
   )!;
   const filter = encodeURIComponent(JSON.stringify({ documentId: csv.id }));
   const reply = await call(`/api/datasets/${datasetId}/rows?filter=${filter}`, {
-    token: tenant.key,
+    token: ui.tenant.key,
   });
   expect(reply.status, reply.text).toBe(200);
   return reply.body as StoredRow[];

@@ -1,15 +1,10 @@
-import type { Browser, Page } from "playwright-core";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { Page } from "playwright-core";
+import { describe, expect, it } from "vitest";
 import { call } from "./support/client.ts";
-import {
-  type ConsoleTab,
-  launchChromium,
-  maybeScreenshot,
-  openConsoleTab,
-} from "./support/console-browser.ts";
+import { maybeScreenshot, openConsoleTab, useConsoleTab } from "./support/console-browser.ts";
 import { horizontalOverflow, signIn } from "./support/console-review-browser.ts";
 import { FAKE_REPLY } from "./support/fake-openai-server.ts";
-import { createTenant, type Tenant } from "./support/tenant.ts";
+import { postDataset, upsertRows } from "./support/seed.ts";
 
 /**
  * The console's endpoint pages (issue 16, item 5) in Debian's chromium against the real
@@ -17,31 +12,16 @@ import { createTenant, type Tenant } from "./support/tenant.ts";
  * completion from the playground token by token (the loopback OpenAI server's `slow:<ms>`
  * model sends one word every <ms>), then save a new deployment.
  */
-let browser: Browser;
-let tenant: Tenant;
 let datasetId: string;
-let session: ConsoleTab;
 
-beforeAll(async () => {
-  tenant = await createTenant("console-endpoints");
-  const dataset = await call("/api/datasets", {
-    method: "POST",
-    token: tenant.key,
-    body: { name: "tides" },
-  });
-  datasetId = dataset.body.id;
-  await call(`/api/datasets/${datasetId}/rows/upsert`, {
-    method: "POST",
-    token: tenant.key,
-    body: { rows: [{ data: { text: "Tides follow the moon." } }] },
-  });
-  browser = await launchChromium();
-  session = await openConsoleTab(browser);
-});
-
-afterAll(async () => {
-  await session?.context.close();
-  await browser?.close();
+const ui = useConsoleTab("console-endpoints", {
+  seed: async () => {
+    const dataset = await postDataset(ui.tenant.key, { name: "tides" });
+    datasetId = dataset.body.id;
+    await upsertRows(ui.tenant.key, datasetId, {
+      rows: [{ data: { text: "Tides follow the moon." } }],
+    });
+  },
 });
 
 /** Waits for the playground's run to end, and says how it ended when it was not a success. */
@@ -53,15 +33,15 @@ async function finished(page: Page) {
   const result = [
     await page.locator(".completion-result").textContent(),
     ...(await page.getByRole("alert").allTextContents()),
-    ...session.errors,
+    ...ui.tab.errors,
   ].join("\n");
   expect(await status.textContent(), result).toBe("Done (stop)");
 }
 
 describe("console: endpoints", () => {
   it("creates an endpoint, showing its variables and the API's 400 where it happened", async () => {
-    const { page } = session;
-    await signIn(page, tenant.key, "/console/endpoints");
+    const { page } = ui.tab;
+    await signIn(page, ui.tenant.key, "/console/endpoints");
     await expect
       .poll(() => page.getByText("No endpoints yet").isVisible(), { timeout: 30_000 })
       .toBe(true);
@@ -100,7 +80,7 @@ describe("console: endpoints", () => {
       .toBe(true);
     expect(await page.getByTestId("deployment-id").textContent()).toBe("1");
 
-    const listed = await call("/api/endpoints", { token: tenant.key });
+    const listed = await call("/api/endpoints", { token: ui.tenant.key });
     expect(listed.body).toHaveLength(1);
     expect(listed.body[0]).toMatchObject({
       name: "Tide answers",
@@ -111,7 +91,7 @@ describe("console: endpoints", () => {
   }, 120_000);
 
   it("streams a completion token by token, then shows the search results and usage", async () => {
-    const { page } = session;
+    const { page } = ui.tab;
     await page.getByLabel("{{question}}").fill("Why do tides rise?");
     // Every change of the output's text, timed in the page, from the click on.
     await page.evaluate(`
@@ -151,7 +131,7 @@ describe("console: endpoints", () => {
   }, 120_000);
 
   it("shows the cost of a JSON completion, and saves an edit as a new deployment", async () => {
-    const { page } = session;
+    const { page } = ui.tab;
     await page.getByLabel("Stream tokens").uncheck();
     await page.getByRole("button", { name: "Run", exact: true }).click();
     await finished(page);
@@ -161,17 +141,17 @@ describe("console: endpoints", () => {
     await page.getByLabel("Temperature").fill("0.3");
     await page.getByRole("button", { name: "Save as a new deployment" }).click();
     await expect.poll(() => page.getByTestId("deployment-id").textContent()).toBe("2");
-    const saved = await call("/api/endpoints", { token: tenant.key });
+    const saved = await call("/api/endpoints", { token: ui.tenant.key });
     expect(saved.body[0]).toMatchObject({ deployment_id: 2, temperature: 0.3 });
-    expect(session.errors).toEqual([]);
-    expect(session.blocked).toEqual([]);
-    expect(await session.cspViolations()).toEqual([]);
+    expect(ui.tab.errors).toEqual([]);
+    expect(ui.tab.blocked).toEqual([]);
+    expect(await ui.tab.cspViolations()).toEqual([]);
   }, 120_000);
 
   it("fits a phone's width", async () => {
-    const phone = await openConsoleTab(browser, { width: 390, height: 844 });
+    const phone = await openConsoleTab(ui.browser, { width: 390, height: 844 });
     try {
-      await signIn(phone.page, tenant.key, "/console/endpoints");
+      await signIn(phone.page, ui.tenant.key, "/console/endpoints");
       await expect
         .poll(
           () => phone.page.getByRole("link", { name: "Tide answers", exact: true }).isVisible(),

@@ -1,13 +1,12 @@
 import { readFile } from "node:fs/promises";
-import type { Browser, Page } from "playwright-core";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { Page } from "playwright-core";
+import { describe, expect, it } from "vitest";
 import { call } from "./support/client.ts";
 import {
-  type ConsoleTab,
   consoleOrigin,
-  launchChromium,
   maybeScreenshot,
   openConsoleTab,
+  useConsoleTab,
 } from "./support/console-browser.ts";
 import {
   blur,
@@ -17,7 +16,7 @@ import {
   signIn,
 } from "./support/console-review-browser.ts";
 import { withSql } from "./support/database-fingerprint.ts";
-import { createTenant, type Tenant } from "./support/tenant.ts";
+import { postEndpoint } from "./support/seed.ts";
 
 /**
  * Log review in the console (issue 16, item 6) in Debian's chromium against the real stack:
@@ -25,10 +24,7 @@ import { createTenant, type Tenant } from "./support/tenant.ts";
  * comment, select and rate several), filtered by rating, comments, user and status, paged,
  * and exported; then a 10,000-log endpoint paged through, timed.
  */
-let browser: Browser;
-let tenant: Tenant;
 let endpointId: string;
-let session: ConsoleTab;
 
 const QUESTIONS = 60;
 const question = (i: number) => `question ${i}`;
@@ -37,7 +33,7 @@ const userOf = (i: number) => (i % 2 === 0 ? "ana" : "ben");
 async function complete(values: Record<string, string>, user: string) {
   const reply = await call(`/api/endpoints/${endpointId}/completions`, {
     method: "POST",
-    token: tenant.key,
+    token: ui.tenant.key,
     body: { values, user, prompt: [] },
   });
   return reply;
@@ -46,38 +42,33 @@ async function complete(values: Record<string, string>, user: string) {
 /** E7 with the filters as query parameters. */
 async function listed(query: Record<string, string> = {}) {
   const params = new URLSearchParams({ page_size: "1000", ...query });
-  const reply = await call(`/endpoints/${endpointId}/logs?${params}`, { token: tenant.key });
+  const reply = await call(`/endpoints/${endpointId}/logs?${params}`, { token: ui.tenant.key });
   if (reply.status !== 200) throw new Error(`E7: ${reply.status} ${reply.text}`);
   return reply.body as { id: string; completion: string; positive_rating: boolean | null }[];
 }
 
-beforeAll(async () => {
-  tenant = await createTenant("console-logs");
-  const endpoint = await call("/api/endpoints", {
-    method: "POST",
-    token: tenant.key,
-    body: { name: "Reviewed", model: "openai/fail:500", prompt: "Q: {{q}}" },
-  });
-  endpointId = endpoint.body.id;
-  // The oldest log: a provider failure, logged with its 502.
-  expect((await complete({ q: "fails" }, "carl")).status).toBe(502);
-  await call(`/api/endpoints/${endpointId}`, {
-    method: "PATCH",
-    token: tenant.key,
-    body: { model: "local/echo" },
-  });
-  // One at a time: each log is newer than the one before (the list is newest first).
-  for (let i = 0; i < QUESTIONS; i++) {
-    const reply = await complete({ q: question(i) }, userOf(i));
-    if (reply.status !== 200) throw new Error(`completion ${i}: ${reply.text}`);
-  }
-  browser = await launchChromium();
-  session = await openConsoleTab(browser);
-}, 180_000);
-
-afterAll(async () => {
-  await session?.context.close();
-  await browser?.close();
+const ui = useConsoleTab("console-logs", {
+  seed: async () => {
+    const endpoint = await postEndpoint(ui.tenant.key, {
+      name: "Reviewed",
+      model: "openai/fail:500",
+      prompt: "Q: {{q}}",
+    });
+    endpointId = endpoint.body.id;
+    // The oldest log: a provider failure, logged with its 502.
+    expect((await complete({ q: "fails" }, "carl")).status).toBe(502);
+    await call(`/api/endpoints/${endpointId}`, {
+      method: "PATCH",
+      token: ui.tenant.key,
+      body: { model: "local/echo" },
+    });
+    // One at a time: each log is newer than the one before (the list is newest first).
+    for (let i = 0; i < QUESTIONS; i++) {
+      const reply = await complete({ q: question(i) }, userOf(i));
+      if (reply.status !== 200) throw new Error(`completion ${i}: ${reply.text}`);
+    }
+  },
+  setupTimeout: 180_000,
 });
 
 const rows = (page: Page) => page.locator("[data-log-id]");
@@ -125,8 +116,8 @@ async function waitForRows(page: Page, count: number) {
 
 describe("console: log review", () => {
   it("lists the newest logs first and judges them from the keyboard", async () => {
-    const { page } = session;
-    await signIn(page, tenant.key, "/console/logs");
+    const { page } = ui.tab;
+    await signIn(page, ui.tenant.key, "/console/logs");
     await page.getByRole("link", { name: "Reviewed" }).click();
     await waitForRows(page, 50);
     expect(await rows(page).first().textContent()).toContain(`Q: ${question(59)}`);
@@ -192,13 +183,13 @@ describe("console: log review", () => {
     await expect.poll(() => up.getAttribute("aria-pressed")).toBe("true");
     await page.evaluate("window.scrollTo(0, 0)");
     await maybeScreenshot(page, "logs");
-    expect(session.errors).toEqual([]);
-    expect(session.blocked).toEqual([]);
-    expect(await session.cspViolations()).toEqual([]);
+    expect(ui.tab.errors).toEqual([]);
+    expect(ui.tab.blocked).toEqual([]);
+    expect(await ui.tab.cspViolations()).toEqual([]);
   }, 120_000);
 
   it("filters by rating, comments, user and status, and pages", async () => {
-    const { page } = session;
+    const { page } = ui.tab;
     await filters(page).getByLabel("Rating", { exact: true }).selectOption("positive");
     await waitForRows(page, 3);
     expect(new URL(page.url()).searchParams.get("rating")).toBe("positive");
@@ -242,7 +233,7 @@ describe("console: log review", () => {
   }, 120_000);
 
   it("exports the filtered logs with their ratings and comments", async () => {
-    const { page } = session;
+    const { page } = ui.tab;
     await filters(page).getByLabel("Rating", { exact: true }).selectOption("positive");
     await waitForRows(page, 3);
     const [jsonl] = await Promise.all([
@@ -279,11 +270,11 @@ describe("console: log review", () => {
     expect(JSON.parse(data[0]!.comments!)).toEqual([
       expect.objectContaining({ comment: "Cites no source" }),
     ]);
-    expect(session.errors).toEqual([]);
+    expect(ui.tab.errors).toEqual([]);
   }, 120_000);
 
   it("under Not rated, moving on after rating skips no log", async () => {
-    const { page } = session;
+    const { page } = ui.tab;
     await filters(page).getByRole("button", { name: "Clear", exact: true }).click();
     const unratedBefore = (await listed({ rating: "unrated", page_size: "50" })).map((l) => l.id);
     await filters(page).getByLabel("Rating", { exact: true }).selectOption("unrated");
@@ -312,9 +303,9 @@ describe("console: log review", () => {
   }, 120_000);
 
   it("shows an API error where it happened, and fits a phone's width", async () => {
-    const phone = await openConsoleTab(browser, { width: 390, height: 844 });
+    const phone = await openConsoleTab(ui.browser, { width: 390, height: 844 });
     try {
-      await signIn(phone.page, tenant.key, `/console/logs/${endpointId}`);
+      await signIn(phone.page, ui.tenant.key, `/console/logs/${endpointId}`);
       await waitForRows(phone.page, 50);
       const overflow = await horizontalOverflow(phone.page);
       expect(overflow).toBeLessThanOrEqual(0);
@@ -340,10 +331,10 @@ describe("console: log review", () => {
   }, 120_000);
 
   it("keeps a 10,000-log endpoint responsive: every page in well under a second", async () => {
-    const big = await call("/api/endpoints", {
-      method: "POST",
-      token: tenant.key,
-      body: { name: "Busy", model: "local/echo", prompt: "{{q}}" },
+    const big = await postEndpoint(ui.tenant.key, {
+      name: "Busy",
+      model: "local/echo",
+      prompt: "{{q}}",
     });
     const busyId: string = big.body.id;
     await withSql((sql) =>
@@ -354,13 +345,13 @@ describe("console: log review", () => {
            to_jsonb('prompt ' || n), 'answer ' || n, 200, 12,
            now() - make_interval(secs => 10000 - n)
          FROM generate_series(1, 10000) AS n`,
-        [tenant.projectId, busyId],
+        [ui.tenant.projectId, busyId],
       ),
     );
     // A tab of its own, signed in on another endpoint's page: the timings start from there.
-    const own = await openConsoleTab(browser);
+    const own = await openConsoleTab(ui.browser);
     const { page } = own;
-    await signIn(page, tenant.key, `/console/logs/${endpointId}`);
+    await signIn(page, ui.tenant.key, `/console/logs/${endpointId}`);
     const timed = async (action: () => Promise<unknown>, first: string) => {
       const started = Date.now();
       await action();
@@ -387,7 +378,7 @@ describe("console: log review", () => {
     for (let i = 0; i < 50; i++) await page.keyboard.press("u");
     const positive = async () => {
       const reply = await call(`/endpoints/${busyId}/logs?rating=positive&page_size=1000`, {
-        token: tenant.key,
+        token: ui.tenant.key,
       });
       return (reply.body as unknown[]).length;
     };

@@ -1,18 +1,15 @@
 import { describe, expect, it } from "vitest";
 import { call, expectEnvelope } from "./support/client.ts";
+import { postDataset, upsertRows } from "./support/seed.ts";
 import { createTenant } from "./support/tenant.ts";
 
 describe("datasets API", () => {
   it("creates, lists, gets and deletes a dataset", async () => {
     const { key } = await createTenant();
-    const created = await call("/api/datasets", {
-      method: "POST",
-      token: key,
-      body: {
-        name: "papers",
-        kind: "hybrid",
-        metadata_columns: [{ name: "year", type: "number" }],
-      },
+    const created = await postDataset(key, {
+      name: "papers",
+      kind: "hybrid",
+      metadata_columns: [{ name: "year", type: "number" }],
     });
     expect(created.status).toBe(201);
     expect(created.body).toMatchObject({
@@ -43,9 +40,7 @@ describe("datasets API", () => {
     const { key } = await createTenant();
     const ids: string[] = [];
     for (const name of ["a", "b", "c"]) {
-      ids.push(
-        (await call("/api/datasets", { method: "POST", token: key, body: { name } })).body.id,
-      );
+      ids.push((await postDataset(key, { name })).body.id);
     }
     const page = await call("/api/datasets?offset=1&page_size=1", { token: key });
     expect(page.body.map((d: { id: string }) => d.id)).toEqual([ids[1]]);
@@ -68,11 +63,7 @@ describe("datasets API", () => {
     ],
   ])("rejects %j naming %s, and stores nothing", async (body, field) => {
     const { key } = await createTenant();
-    const error = expectEnvelope(
-      await call("/api/datasets", { method: "POST", token: key, body }),
-      400,
-      "bad_request",
-    );
+    const error = expectEnvelope(await postDataset(key, body), 400, "bad_request");
     expect(error.message).toContain(field);
     expect((await call("/api/datasets", { token: key })).body).toEqual([]);
   });
@@ -80,9 +71,7 @@ describe("datasets API", () => {
   it("keeps projects apart: 401 for another project's dataset, which stays intact", async () => {
     const owner = await createTenant("owner");
     const intruder = await createTenant("intruder");
-    const dataset = (
-      await call("/api/datasets", { method: "POST", token: owner.key, body: { name: "private" } })
-    ).body;
+    const dataset = (await postDataset(owner.key, { name: "private" })).body;
     expectEnvelope(
       await call(`/api/datasets/${dataset.id}`, { token: intruder.key }),
       401,
@@ -99,20 +88,15 @@ describe("datasets API", () => {
 
   it("measures the graph's ef_search once it holds 1,000 vectors (the ingest worker, after indexing)", async () => {
     const { key } = await createTenant();
-    const id = (await call("/api/datasets", { method: "POST", token: key, body: { name: "big" } }))
-      .body.id;
+    const id = (await postDataset(key, { name: "big" })).body.id;
     const words = "comets bread bonds tides glaciers roses lanterns orchards violins harbors".split(
       " ",
     );
-    const written = await call(`/api/datasets/${id}/rows/upsert`, {
-      method: "POST",
-      token: key,
-      body: {
-        document_id: "d",
-        rows: Array.from({ length: 1000 }, (_, i) => ({
-          data: { text: `${words[i % 10]} ${words[(i * 7) % 10]} ${words[(i * 3) % 10]} n${i}` },
-        })),
-      },
+    const written = await upsertRows(key, id, {
+      document_id: "d",
+      rows: Array.from({ length: 1000 }, (_, i) => ({
+        data: { text: `${words[i % 10]} ${words[(i * 7) % 10]} ${words[(i * 3) % 10]} n${i}` },
+      })),
     });
     expect(written.status).toBe(200);
     const deadline = Date.now() + 50_000;

@@ -1,7 +1,9 @@
 import { beforeAll, describe, expect, it } from "vitest";
 import { buildPdf } from "../../../packages/core/test/parsing/support/pdf-builder.ts";
 import { baseUrl, call, expectEnvelope, type Reply } from "./support/client.ts";
+import { postDataset } from "./support/seed.ts";
 import { createTenant, type Tenant } from "./support/tenant.ts";
+import { fileForm, postForm, settledDocument } from "./support/upload.ts";
 
 /**
  * Issue 15 items 3 and 4 end to end through workerd, local R2 and the Queue: a file's type is
@@ -16,43 +18,15 @@ let datasetId: string;
 beforeAll(async () => {
   tenant = await createTenant("document-files");
   other = await createTenant("document-files-other");
-  const ds = await call("/api/datasets", {
-    method: "POST",
-    body: { name: "citable", kind: "hybrid" },
-    token: tenant.key,
-  });
+  const ds = await postDataset(tenant.key, { name: "citable", kind: "hybrid" });
   expect(ds.status).toBe(201);
   datasetId = ds.body.id;
 });
 
-async function upload(
-  filename: string,
-  type: string,
-  data: Uint8Array | string,
-  fields: Record<string, string> = {},
-): Promise<Reply> {
-  const form = new FormData();
-  for (const [k, v] of Object.entries(fields)) form.append(k, v);
-  form.append("file", new Blob([data], { type }), filename);
-  const res = await fetch(`${baseUrl()}/api/datasets/${datasetId}/upload`, {
-    method: "POST",
-    headers: { authorization: `Bearer ${tenant.key}` },
-    body: form,
-  });
-  const text = await res.text();
-  const json = res.headers.get("content-type")?.includes("json") && text;
-  return { status: res.status, headers: res.headers, body: json ? JSON.parse(text) : text, text };
-}
+const upload = (...file: Parameters<typeof fileForm>): Promise<Reply> =>
+  postForm(`/api/datasets/${datasetId}/upload`, fileForm(...file), tenant.key);
 
-async function settled(id: string) {
-  const deadline = Date.now() + 60_000;
-  for (;;) {
-    const doc = await call(`/api/datasets/${datasetId}/documents/${id}`, { token: tenant.key });
-    if (doc.body.status === "ready" || doc.body.status === "failed") return doc.body;
-    if (Date.now() > deadline) throw new Error(`still ${doc.body.status}: ${doc.text}`);
-    await new Promise((r) => setTimeout(r, 100));
-  }
-}
+const settled = (id: string) => settledDocument(datasetId, id, tenant.key);
 
 type Row = { id: number; data: Record<string, string>; metadata: Record<string, unknown> };
 

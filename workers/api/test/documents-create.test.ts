@@ -2,6 +2,7 @@ import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { call, expectEnvelope } from "./support/client.ts";
+import { postDataset } from "./support/seed.ts";
 import { createTenant, type Tenant } from "./support/tenant.ts";
 
 let tenant: Tenant;
@@ -11,11 +12,7 @@ let received = 0;
 let port: number;
 beforeAll(async () => {
   tenant = await createTenant("create-document");
-  const ds = await call("/api/datasets", {
-    method: "POST",
-    body: { name: "docs", kind: "hybrid" },
-    token: tenant.key,
-  });
+  const ds = await postDataset(tenant.key, { name: "docs", kind: "hybrid" });
   datasetId = ds.body.id;
   server = createServer((req, res) => {
     received++;

@@ -1,26 +1,21 @@
 import { describe, expect, it } from "vitest";
 import { call, expectEnvelope } from "./support/client.ts";
+import { postDataset, postEndpoint } from "./support/seed.ts";
 import { createTenant } from "./support/tenant.ts";
 
 describe("endpoints API", () => {
   it("creates, updates as new deployments, lists, gets and deletes", async () => {
     const { key } = await createTenant();
-    const dataset = (
-      await call("/api/datasets", { method: "POST", token: key, body: { name: "kb" } })
-    ).body;
-    const created = await call("/api/endpoints", {
-      method: "POST",
-      token: key,
-      body: {
-        name: "qa",
-        model: "local/echo",
-        messages: [
-          { role: "system", content: "Use: {{context}}" },
-          { role: "user", content: "{{question}}" },
-        ],
-        temperature: 0.3,
-        search: [{ dataset_id: dataset.id, variable: "context", query: "{{question}}", top_k: 4 }],
-      },
+    const dataset = (await postDataset(key, { name: "kb" })).body;
+    const created = await postEndpoint(key, {
+      name: "qa",
+      model: "local/echo",
+      messages: [
+        { role: "system", content: "Use: {{context}}" },
+        { role: "user", content: "{{question}}" },
+      ],
+      temperature: 0.3,
+      search: [{ dataset_id: dataset.id, variable: "context", query: "{{question}}", top_k: 4 }],
     });
     expect(created.status).toBe(201);
     expect(created.body).toMatchObject({
@@ -80,24 +75,14 @@ describe("endpoints API", () => {
     ],
   ])("rejects %j naming %s", async (body, field) => {
     const { key } = await createTenant();
-    const error = expectEnvelope(
-      await call("/api/endpoints", { method: "POST", token: key, body }),
-      400,
-      "bad_request",
-    );
+    const error = expectEnvelope(await postEndpoint(key, body), 400, "bad_request");
     expect(error.message).toContain(field);
     expect((await call("/api/endpoints", { token: key })).body).toEqual([]);
   });
 
   it("rejects an empty update and leaves the endpoint as it was", async () => {
     const { key } = await createTenant();
-    const created = (
-      await call("/api/endpoints", {
-        method: "POST",
-        token: key,
-        body: { name: "e", model: "local/echo", prompt: "p" },
-      })
-    ).body;
+    const created = (await postEndpoint(key, { name: "e", model: "local/echo", prompt: "p" })).body;
     expectEnvelope(
       await call(`/api/endpoints/${created.id}`, { method: "PATCH", token: key, body: {} }),
       400,
@@ -119,11 +104,7 @@ describe("endpoints API", () => {
     const owner = await createTenant("owner");
     const intruder = await createTenant("intruder");
     const endpoint = (
-      await call("/api/endpoints", {
-        method: "POST",
-        token: owner.key,
-        body: { name: "e", model: "local/echo", prompt: "p" },
-      })
+      await postEndpoint(owner.key, { name: "e", model: "local/echo", prompt: "p" })
     ).body;
     for (const [method, body] of [["GET"], ["PATCH", { prompt: "x" }], ["DELETE"]] as const) {
       expectEnvelope(

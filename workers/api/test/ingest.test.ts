@@ -1,50 +1,32 @@
 import { beforeAll, describe, expect, it } from "vitest";
 import { buildPdf } from "../../../packages/core/test/parsing/support/pdf-builder.ts";
-import { baseUrl, call } from "./support/client.ts";
+import { call } from "./support/client.ts";
+import { postDataset } from "./support/seed.ts";
 import { createTenant, type Tenant } from "./support/tenant.ts";
+import { fileForm, postForm, settledDocument } from "./support/upload.ts";
 
 let tenant: Tenant;
 let datasetId: string;
 beforeAll(async () => {
   tenant = await createTenant("ingest");
-  const ds = await call("/api/datasets", {
-    method: "POST",
-    body: { name: "ingest", kind: "hybrid", metadata_columns: [{ name: "year", type: "number" }] },
-    token: tenant.key,
+  const ds = await postDataset(tenant.key, {
+    name: "ingest",
+    kind: "hybrid",
+    metadata_columns: [{ name: "year", type: "number" }],
   });
   datasetId = ds.body.id;
 });
 
-async function upload(
-  filename: string,
-  type: string,
-  data: Uint8Array | string,
-  fields: Record<string, string> = {},
-) {
-  const form = new FormData();
-  for (const [k, v] of Object.entries(fields)) form.append(k, v);
-  form.append("file", new Blob([data], { type }), filename);
-  const reply = await fetch(`${baseUrl()}/api/datasets/${datasetId}/upload`, {
-    method: "POST",
-    headers: { authorization: `Bearer ${tenant.key}` },
-    body: form,
-  });
-  expect(reply.status, await reply.clone().text()).toBe(200);
-  const body = (await reply.json()) as { body: string; document_id: string };
+async function upload(...file: Parameters<typeof fileForm>) {
+  const reply = await postForm(`/api/datasets/${datasetId}/upload`, fileForm(...file), tenant.key);
+  expect(reply.status, reply.text).toBe(200);
+  const body = reply.body as { body: string; document_id: string };
   expect(body.body).toBe("OK");
   return body.document_id;
 }
 
 /** Waits for the ingest worker (Queue consumer) to finish the document. */
-async function settled(id: string) {
-  const deadline = Date.now() + 60_000;
-  for (;;) {
-    const doc = await call(`/api/datasets/${datasetId}/documents/${id}`, { token: tenant.key });
-    if (doc.body.status === "ready" || doc.body.status === "failed") return doc.body;
-    if (Date.now() > deadline) throw new Error(`still ${doc.body.status}: ${doc.text}`);
-    await new Promise((r) => setTimeout(r, 100));
-  }
-}
+const settled = (id: string) => settledDocument(datasetId, id, tenant.key);
 
 /**
  * Waits for the ingest worker to move the dataset's vector backlog into its graph: the last

@@ -1,6 +1,7 @@
 import { beforeAll, describe, expect, it } from "vitest";
 import { admin, baseUrl, call, expectEnvelope, getWithBody } from "./support/client.ts";
 import { withSql } from "./support/database-fingerprint.ts";
+import { postDataset, postEndpoint, upsertRows } from "./support/seed.ts";
 import { createTenant, type Tenant } from "./support/tenant.ts";
 
 /**
@@ -14,10 +15,10 @@ const ids: string[] = [];
 
 beforeAll(async () => {
   tenant = await createTenant("logs-review");
-  const endpoint = await call("/api/endpoints", {
-    method: "POST",
-    token: tenant.key,
-    body: { name: "review", model: "local/echo", prompt: "{{q}}" },
+  const endpoint = await postEndpoint(tenant.key, {
+    name: "review",
+    model: "local/echo",
+    prompt: "{{q}}",
   });
   endpointId = endpoint.body.id;
   for (let n = 0; n < 4; n++) {
@@ -88,10 +89,10 @@ describe("E7 filters", () => {
 
 describe("log export", () => {
   it("streams a few thousand logs: the first bytes come before the whole body", async () => {
-    const created = await call("/api/endpoints", {
-      method: "POST",
-      token: tenant.key,
-      body: { name: "bulk export", model: "local/echo", prompt: "{{q}}" },
+    const created = await postEndpoint(tenant.key, {
+      name: "bulk export",
+      model: "local/echo",
+      prompt: "{{q}}",
     });
     const bulkId: string = created.body.id;
     const count = 3000;
@@ -178,24 +179,16 @@ describe("log export", () => {
 
 describe("dataset counts", () => {
   it("every dataset reply carries row_count and document_count", async () => {
-    const created = await call("/api/datasets", {
-      method: "POST",
-      token: tenant.key,
-      body: { name: "counted" },
-    });
+    const created = await postDataset(tenant.key, { name: "counted" });
     expect(created.body).toMatchObject({ row_count: 0, document_count: 0 });
     const id = created.body.id;
     for (const [doc, n] of [
       ["a", 3],
       ["b", 2],
     ] as const) {
-      const written = await call(`/api/datasets/${id}/rows/upsert`, {
-        method: "POST",
-        token: tenant.key,
-        body: {
-          document_id: doc,
-          rows: Array.from({ length: n }, (_, i) => ({ data: { text: `row ${i}` } })),
-        },
+      const written = await upsertRows(tenant.key, id, {
+        document_id: doc,
+        rows: Array.from({ length: n }, (_, i) => ({ data: { text: `row ${i}` } })),
       });
       expect(written.status).toBe(200);
     }

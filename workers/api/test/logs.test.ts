@@ -1,5 +1,6 @@
 import { beforeAll, describe, expect, it } from "vitest";
 import { call, expectEnvelope, getWithBody } from "./support/client.ts";
+import { postEndpoint } from "./support/seed.ts";
 import { createTenant, type Tenant } from "./support/tenant.ts";
 
 let tenant: Tenant;
@@ -9,10 +10,11 @@ beforeAll(async () => {
 
 /** An endpoint with `count` completions, and their usage ids oldest first. */
 async function endpointWithLogs(count: number) {
-  const created = await call("/api/endpoints", {
-    method: "POST",
-    token: tenant.key,
-    body: { name: "l", model: "local/echo", prompt: "Question {{n}}", temperature: 0.7 },
+  const created = await postEndpoint(tenant.key, {
+    name: "l",
+    model: "local/echo",
+    prompt: "Question {{n}}",
+    temperature: 0.7,
   });
   const id: string = created.body.id;
   const ids: string[] = [];

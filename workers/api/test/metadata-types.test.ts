@@ -1,7 +1,9 @@
 import { beforeAll, describe, expect, it } from "vitest";
-import { baseUrl, call, expectEnvelope, type Reply } from "./support/client.ts";
+import { call, expectEnvelope, type Reply } from "./support/client.ts";
 import { changedTables, fingerprint } from "./support/database-fingerprint.ts";
+import { postDataset } from "./support/seed.ts";
 import { createTenant, type Tenant } from "./support/tenant.ts";
+import { postForm } from "./support/upload.ts";
 
 /**
  * Issue 15.2: a dataset's declared `metadata_columns` types hold on every write that takes
@@ -20,18 +22,14 @@ const send = (method: string, path: string, body?: unknown) =>
 
 beforeAll(async () => {
   tenant = await createTenant("metadata-types");
-  const dataset = await call("/api/datasets", {
-    method: "POST",
-    token: tenant.key,
-    body: {
-      name: "typed",
-      metadata_columns: [
-        { name: "year", type: "number" },
-        { name: "lang", type: "string" },
-        { name: "draft", type: "boolean" },
-        { name: "tags", type: "string[]" },
-      ],
-    },
+  const dataset = await postDataset(tenant.key, {
+    name: "typed",
+    metadata_columns: [
+      { name: "year", type: "number" },
+      { name: "lang", type: "string" },
+      { name: "draft", type: "boolean" },
+      { name: "tags", type: "string[]" },
+    ],
   });
   expect(dataset.status).toBe(201);
   datasetId = dataset.body.id;
@@ -79,14 +77,7 @@ async function upload(parts: [string, string | { content: string; name: string }
     if (typeof value === "string") form.append(name, value);
     else form.append(name, new Blob([value.content], { type: "text/plain" }), value.name);
   }
-  const res = await fetch(`${baseUrl()}${api("/upload")}`, {
-    method: "POST",
-    headers: { authorization: `Bearer ${tenant.key}` },
-    body: form,
-  });
-  const text = await res.text();
-  const json = res.headers.get("content-type")?.includes("json") && text;
-  return { status: res.status, headers: res.headers, body: json ? JSON.parse(text) : text, text };
+  return postForm(api("/upload"), form, tenant.key);
 }
 
 const file = { content: "Glaciers carve valleys.", name: "notes.txt" };

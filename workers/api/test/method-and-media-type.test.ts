@@ -1,6 +1,7 @@
 import { beforeAll, describe, expect, it } from "vitest";
 import { admin, call, expectEnvelope } from "./support/client.ts";
 import { sendRaw } from "./support/raw-request.ts";
+import { postDataset, postEndpoint } from "./support/seed.ts";
 import { createTenant, type Tenant } from "./support/tenant.ts";
 
 /**
@@ -27,16 +28,8 @@ let ids: { dataset: string; endpoint: string };
 
 beforeAll(async () => {
   tenant = await createTenant("method-media");
-  const dataset = await call("/api/datasets", {
-    method: "POST",
-    token: tenant.key,
-    body: { name: "d" },
-  });
-  const endpoint = await call("/api/endpoints", {
-    method: "POST",
-    token: tenant.key,
-    body: { name: "e", model: "local/echo", prompt: "p" },
-  });
+  const dataset = await postDataset(tenant.key, { name: "d" });
+  const endpoint = await postEndpoint(tenant.key, { name: "e", model: "local/echo", prompt: "p" });
   ids = { dataset: dataset.body.id, endpoint: endpoint.body.id };
 });
 

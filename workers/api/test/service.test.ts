@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { baseUrl, call, expectEnvelope } from "./support/client.ts";
+import { postDataset } from "./support/seed.ts";
 import { createTenant } from "./support/tenant.ts";
 
 describe("service routes", () => {
@@ -81,9 +82,7 @@ describe("service routes", () => {
 describe("parallel load", () => {
   it("serves 200 authenticated requests from 16 concurrent clients without an error", async () => {
     const { key } = await createTenant("parallel");
-    const dataset = (
-      await call("/api/datasets", { method: "POST", token: key, body: { name: "p" } })
-    ).body;
+    const dataset = (await postDataset(key, { name: "p" })).body;
     const paths = [
       "/api/datasets",
       `/api/datasets/${dataset.id}`,

@@ -1,7 +1,9 @@
 import { request } from "node:http";
 import { beforeAll, describe, expect, it } from "vitest";
 import { baseUrl, call, expectEnvelope, type Reply } from "./support/client.ts";
+import { postDataset } from "./support/seed.ts";
 import { createTenant, type Tenant } from "./support/tenant.ts";
+import { postForm } from "./support/upload.ts";
 
 /** E9 end to end through workerd, local R2 and the local Queue. */
 
@@ -15,11 +17,7 @@ let hybrid: string;
 beforeAll(async () => {
   tenant = await createTenant("upload");
   const make = async (name: string, kind: string) => {
-    const reply = await call("/api/datasets", {
-      method: "POST",
-      token: tenant.key,
-      body: { name, kind },
-    });
+    const reply = await postDataset(tenant.key, { name, kind });
     expect(reply.status).toBe(201);
     return reply.body.id as string;
   };
@@ -44,14 +42,7 @@ async function upload(
     if (typeof value === "string") form.append(name, value);
     else form.append(name, new Blob([value.content], { type: value.type ?? "" }), value.name);
   }
-  const res = await fetch(`${baseUrl()}/api/datasets/${datasetId}/upload`, {
-    method: "POST",
-    headers: token ? { authorization: `Bearer ${token}` } : {},
-    body: form,
-  });
-  const text = await res.text();
-  const json = res.headers.get("content-type")?.includes("json") && text;
-  return { status: res.status, headers: res.headers, body: json ? JSON.parse(text) : text, text };
+  return postForm(`/api/datasets/${datasetId}/upload`, form, token);
 }
 
 const textFile = (content = "Glaciers carve valleys.\n\nThey move slowly.", name = "notes.txt") =>
@@ -386,11 +377,7 @@ function rawUpload(
 describe("E9 upload: size limit", () => {
   let dataset: string;
   beforeAll(async () => {
-    const reply = await call("/api/datasets", {
-      method: "POST",
-      token: tenant.key,
-      body: { name: "oversize" },
-    });
+    const reply = await postDataset(tenant.key, { name: "oversize" });
     dataset = reply.body.id;
   });
 

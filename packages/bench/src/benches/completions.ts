@@ -1,12 +1,11 @@
 import http from "node:http";
 import { FAKE_REPLY } from "../../../../workers/api/test/support/fake-openai-server.ts";
-import { createQuarryApi } from "../harness/api.ts";
 import { type Bench, scaled } from "../harness/bench.ts";
+import { startBenchTenant } from "../harness/bench-tenant.ts";
 import { runConcurrent } from "../harness/concurrency.ts";
 import { loopbackUpstream } from "../harness/loopback-upstream.ts";
 import { fmt } from "../harness/report.ts";
 import { perSecond, round, type Summary, summarize } from "../harness/stats.ts";
-import { createTenant } from "../harness/target.ts";
 import { createTextCorpus } from "../harness/text-corpus.ts";
 import { timeStream } from "./completions/stream-timing.ts";
 
@@ -57,11 +56,11 @@ export const completionsBench: Bench = {
       throughput_completions: throughputCount,
       stack: target.mode,
     };
-    progress(`params: ${JSON.stringify(params)}`);
-
-    const tenant = await createTenant(client, target, `bench-completions-${Date.now()}`);
-    const token = tenant.apiKey;
-    const api = createQuarryApi(client, token);
+    const { api, apiKey: token } = await startBenchTenant(
+      { http: client, target, progress },
+      "completions",
+      params,
+    );
     const corpus = createTextCorpus({ seed: 6, chars: 400 });
     const dataset = await api.createDataset({ name: "kb", embedding_model: "local/hash" });
     for (let i = 0; i < rows; i += 100) {

@@ -1,12 +1,12 @@
 import http from "node:http";
-import { createQuarryApi } from "../harness/api.ts";
 import { type Bench, scaled } from "../harness/bench.ts";
+import { startBenchTenant } from "../harness/bench-tenant.ts";
 import { runConcurrent } from "../harness/concurrency.ts";
 import { loopbackUpstream } from "../harness/loopback-upstream.ts";
 import { hashSeed, seededRandom } from "../harness/random.ts";
 import { fmt } from "../harness/report.ts";
 import { perSecond, round, startTimer } from "../harness/stats.ts";
-import { createTenant, TargetConfigError } from "../harness/target.ts";
+import { positiveIntegerEnv } from "../harness/target.ts";
 import { createTextCorpus } from "../harness/text-corpus.ts";
 import { verifyIntegrity } from "./load/integrity.ts";
 import { heapNow, trackMemory } from "./load/memory.ts";
@@ -51,8 +51,8 @@ export const loadBench: Bench = {
   prepare: upstream.prepare,
   async run({ target, http: client, scale, progress }) {
     upstream.started(); // the stack was pointed at it in prepare()
-    const clients = positiveInteger("LOAD_CLIENTS", CLIENTS);
-    const seconds = positiveInteger("LOAD_SECONDS", scaled(SECONDS, scale, { min: 5 }));
+    const clients = positiveIntegerEnv("LOAD_CLIENTS", CLIENTS);
+    const seconds = positiveIntegerEnv("LOAD_SECONDS", scaled(SECONDS, scale, { min: 5 }));
     const seedRows = scaled(SEED_ROWS, scale, { step: SEED_BATCH });
     const ingestTimeoutMs = Math.max(60_000, seconds * 2000);
     const params = {
@@ -67,11 +67,11 @@ export const loadBench: Bench = {
       ingest_timeout_ms: ingestTimeoutMs,
       stack: target.mode,
     };
-    progress(`params: ${JSON.stringify(params)}`);
-
-    const tenant = await createTenant(client, target, `bench-load-${Date.now()}`);
-    const token = tenant.apiKey;
-    const api = createQuarryApi(client, token);
+    const { api, apiKey: token } = await startBenchTenant(
+      { http: client, target, progress },
+      "load",
+      params,
+    );
     const corpus = createTextCorpus({ seed: 7, chars: 500 });
     const dataset = await api.createDataset({
       name: "load",
@@ -190,12 +190,3 @@ export const loadBench: Bench = {
     };
   },
 };
-
-function positiveInteger(name: string, fallback: number): number {
-  const raw = process.env[name];
-  if (raw === undefined || raw === "") return fallback;
-  const value = Number(raw);
-  if (!Number.isInteger(value) || value < 1)
-    throw new TargetConfigError(`${name} must be a positive integer, got '${raw}'`);
-  return value;
-}

@@ -1,11 +1,11 @@
 import pg from "pg";
-import { createQuarryApi, type QuarryApi } from "../harness/api.ts";
+import type { QuarryApi } from "../harness/api.ts";
 import { type Bench, scaled } from "../harness/bench.ts";
+import { startBenchTenant } from "../harness/bench-tenant.ts";
 import { runConcurrent } from "../harness/concurrency.ts";
 import { explainAnalyze, type PlanSummary } from "../harness/explain.ts";
 import { fmt } from "../harness/report.ts";
 import { perSecond, round, type Summary, startTimer, summarize } from "../harness/stats.ts";
-import { createTenant } from "../harness/target.ts";
 import { listCases, measureListCase } from "./rows/list-latency.ts";
 import { createRawInserter, type RawInserter } from "./rows/raw-insert.ts";
 import { documentId, rowInputs } from "./rows/workload.ts";
@@ -83,10 +83,8 @@ export const rowsBench: Bench = {
       raw_sql: target.databaseUrl !== undefined,
       stack: target.mode,
     };
-    progress(`params: ${JSON.stringify(params)}`);
-
-    const tenant = await createTenant(http, target, `bench-rows-${Date.now()}`);
-    const api = createQuarryApi(http, tenant.apiKey);
+    const tenant = await startBenchTenant({ http, target, progress }, "rows", params);
+    const { api } = tenant;
     const dataset = async (name: string) => {
       const created = await api.createDataset({ name, kind: "hybrid", embedding_model: MODEL });
       if (created.embedding_model !== MODEL) {

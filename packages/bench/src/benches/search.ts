@@ -1,14 +1,14 @@
 import { type QueryText, semanticRankingQuery } from "@quarry/core";
 import { LocalHashEmbedder } from "@quarry/providers";
 import pg from "pg";
-import { createQuarryApi, type Dataset, type RowInput } from "../harness/api.ts";
+import type { createQuarryApi, Dataset, RowInput } from "../harness/api.ts";
 import { type Bench, scaled } from "../harness/bench.ts";
+import { startBenchTenant } from "../harness/bench-tenant.ts";
 import { runConcurrent } from "../harness/concurrency.ts";
 import { explainAnalyze, type PlanSummary } from "../harness/explain.ts";
 import type { HttpClient } from "../harness/http.ts";
 import { fmt } from "../harness/report.ts";
 import { perSecond, round, type Summary, startTimer, summarize } from "../harness/stats.ts";
-import { createTenant } from "../harness/target.ts";
 import { createTextCorpus } from "../harness/text-corpus.ts";
 
 /**
@@ -86,10 +86,8 @@ export const searchBench: Bench = {
       raw_sql: target.databaseUrl !== undefined,
       stack: target.mode,
     };
-    progress(`params: ${JSON.stringify(params)}`);
-
-    const tenant = await createTenant(http, target, `bench-search-${Date.now()}`);
-    const api = createQuarryApi(http, tenant.apiKey);
+    const tenant = await startBenchTenant({ http, target, progress }, "search", params);
+    const { api } = tenant;
     const dataset = await api.createDataset({
       name: "search",
       kind: "hybrid",

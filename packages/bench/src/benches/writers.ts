@@ -1,11 +1,12 @@
-import { createQuarryApi, type QuarryApi } from "../harness/api.ts";
+import type { QuarryApi } from "../harness/api.ts";
 import { type Bench, scaled } from "../harness/bench.ts";
+import { startBenchTenant } from "../harness/bench-tenant.ts";
 import { runConcurrent } from "../harness/concurrency.ts";
 import type { HttpClient } from "../harness/http.ts";
 import { hashSeed, seededRandom } from "../harness/random.ts";
 import { fmt } from "../harness/report.ts";
 import { perSecond, round, startTimer } from "../harness/stats.ts";
-import { createTenant, TargetConfigError } from "../harness/target.ts";
+import { positiveIntegerEnv, TargetConfigError } from "../harness/target.ts";
 import { createTextCorpus, type TextCorpus } from "../harness/text-corpus.ts";
 import { withDeadline } from "./load/recorder.ts";
 import { checkPhase } from "./writers/integrity.ts";
@@ -50,8 +51,8 @@ export const writersBench: Bench = {
   summary:
     "8 writers × 60 s of E11/E13/E8/E14/E5 on one dataset vs one dataset each: ops/s ratio, 5xx, invariants",
   async run({ target, http: client, scale, progress }) {
-    const writers = positiveInteger("WRITERS", WRITERS);
-    const seconds = positiveInteger("WRITERS_SECONDS", scaled(SECONDS, scale, { min: 5 }));
+    const writers = positiveIntegerEnv("WRITERS", WRITERS);
+    const seconds = positiveIntegerEnv("WRITERS_SECONDS", scaled(SECONDS, scale, { min: 5 }));
     const drainTimeoutMs = Math.max(60_000, seconds * 2000);
     const databaseUrl = target.databaseUrl;
     if (!databaseUrl) {
@@ -78,10 +79,8 @@ export const writersBench: Bench = {
       drain_timeout_ms: drainTimeoutMs,
       stack: target.mode,
     };
-    progress(`params: ${JSON.stringify(params)}`);
-
-    const tenant = await createTenant(client, target, `bench-writers-${Date.now()}`);
-    const api = createQuarryApi(client, tenant.apiKey);
+    const tenant = await startBenchTenant({ http: client, target, progress }, "writers", params);
+    const { api } = tenant;
     const corpus = createTextCorpus({ seed: 14, chars: SIZES.row_chars });
     const context: PhaseContext = {
       api,
@@ -263,13 +262,4 @@ async function drainVectorBacklog(c: PhaseContext, datasetIds: string[]) {
 
 function met(target: string, value: unknown, ok: boolean) {
   return { target, value, met: ok };
-}
-
-function positiveInteger(name: string, fallback: number): number {
-  const raw = process.env[name];
-  if (raw === undefined || raw === "") return fallback;
-  const value = Number(raw);
-  if (!Number.isInteger(value) || value < 1)
-    throw new TargetConfigError(`${name} must be a positive integer, got '${raw}'`);
-  return value;
 }

@@ -25,6 +25,16 @@ export interface Target {
 
 export class TargetConfigError extends Error {}
 
+/** An optional environment setting that must be a positive integer (LOAD_CLIENTS, WRITERS, …). */
+export function positiveIntegerEnv(name: string, fallback: number): number {
+  const raw = process.env[name];
+  if (raw === undefined || raw === "") return fallback;
+  const value = Number(raw);
+  if (!Number.isInteger(value) || value < 1)
+    throw new TargetConfigError(`${name} must be a positive integer, got '${raw}'`);
+  return value;
+}
+
 export async function openTarget(
   env: NodeJS.ProcessEnv,
   progress: (line: string) => void,

@@ -6,13 +6,13 @@ import {
   createLanguageModel,
   type LanguageModel,
   parseModelId,
-  toProviderError,
 } from "@quarry/providers";
 import type { EndpointRecord } from "../endpoints/endpoint-view.ts";
 import { requireEndpoint } from "../endpoints/require-endpoint.ts";
 import type { ProjectContext } from "../shared/context.ts";
-import { BadRequestError, ServiceError, UpstreamError } from "../shared/errors.ts";
+import { BadRequestError, type ServiceError, UpstreamError } from "../shared/errors.ts";
 import { newUuid } from "../shared/ids.ts";
+import { upstreamFailure } from "../shared/upstream-failure.ts";
 import { builtinValues } from "../templates/builtin-variables.ts";
 import { checkRequestValues } from "../templates/request-variables.ts";
 import type { CompletionInput } from "./completion-input.ts";
@@ -169,7 +169,7 @@ export class CompletionRun {
 
   /** Logs the completion as failed and returns the error to throw (an `upstream_error`). */
   async fail(error: unknown, partialText = ""): Promise<ServiceError> {
-    const failure = asServiceError(error, this.endpoint.model);
+    const failure = upstreamFailure(error, `the model '${this.endpoint.model}'`);
     await this.finish({
       status: failure.code === "upstream_error" ? LOG_STATUS.upstreamError : LOG_STATUS.internal,
       error: failure.message,
@@ -225,16 +225,4 @@ function modelName(modelId: string): string {
   } catch {
     return modelId;
   }
-}
-
-/** Any failure of the model call in the domain's terms: the provider's fault is a 502. */
-export function asServiceError(error: unknown, model: string): ServiceError {
-  if (error instanceof ServiceError) return error;
-  const provider = toProviderError(error);
-  const status = provider.status ? ` (status ${provider.status})` : "";
-  return new UpstreamError(
-    `the model '${model}' failed${status}: ${provider.message}`,
-    provider.status,
-    { cause: error },
-  );
 }

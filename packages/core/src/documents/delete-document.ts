@@ -1,6 +1,5 @@
 import { documents, rows } from "@quarry/db";
 import { and, eq } from "drizzle-orm";
-import { requireDataset } from "../datasets/require-dataset.ts";
 import type { ProjectContext } from "../shared/context.ts";
 import type { FileStore } from "../shared/file-store.ts";
 import { writeTransaction } from "../shared/write-transaction.ts";
@@ -16,15 +15,14 @@ export async function deleteDocument(
   documentId: string,
   files: FileStore,
 ): Promise<void> {
-  const dataset = await requireDataset(ctx, datasetId);
-  const document = await requireDocument(ctx, dataset.id, documentId);
-  await writeTransaction(ctx.db, dataset.id, async (tx) => {
+  const document = await requireDocument(ctx, datasetId, documentId);
+  await writeTransaction(ctx.db, document.datasetId, async (tx) => {
     await tx
       .delete(documents)
-      .where(and(eq(documents.datasetId, dataset.id), eq(documents.id, document.id)));
+      .where(and(eq(documents.datasetId, document.datasetId), eq(documents.id, document.id)));
     await tx
       .delete(rows)
-      .where(and(eq(rows.datasetId, dataset.id), eq(rows.documentId, document.id)));
+      .where(and(eq(rows.datasetId, document.datasetId), eq(rows.documentId, document.id)));
   });
   if (document.storageKey) await files.delete(document.storageKey);
 }

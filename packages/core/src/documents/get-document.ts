@@ -1,4 +1,3 @@
-import { requireDataset } from "../datasets/require-dataset.ts";
 import type { ProjectContext } from "../shared/context.ts";
 import { type DocumentView, toDocumentView } from "./document-view.ts";
 import { requireDocument } from "./require-document.ts";
@@ -9,8 +8,7 @@ export async function getDocument(
   datasetId: string,
   documentId: string,
 ): Promise<DocumentView> {
-  const dataset = await requireDataset(ctx, datasetId);
-  const document = await requireDocument(ctx, dataset.id, documentId);
-  const counts = await countRowsByDocument(ctx, dataset.id, [document.id]);
+  const document = await requireDocument(ctx, datasetId, documentId);
+  const counts = await countRowsByDocument(ctx, document.datasetId, [document.id]);
   return toDocumentView(document, counts.get(document.id) ?? 0);
 }

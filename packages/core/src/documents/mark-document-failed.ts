@@ -1,5 +1,5 @@
 import { type Database, documents } from "@quarry/db";
-import { and, eq, inArray } from "drizzle-orm";
+import { type DocumentKey, whereDocumentUnfinished } from "./document-key.ts";
 
 /**
  * Ends a document in `failed` with a reason a person can act on. Only unfinished documents
@@ -7,18 +7,11 @@ import { and, eq, inArray } from "drizzle-orm";
  */
 export async function markDocumentFailed(
   db: Database,
-  target: { projectId: string; datasetId: string; documentId: string },
+  target: DocumentKey,
   reason: string,
 ): Promise<void> {
   await db
     .update(documents)
     .set({ status: "failed", error: reason, updatedAt: new Date() })
-    .where(
-      and(
-        eq(documents.projectId, target.projectId),
-        eq(documents.datasetId, target.datasetId),
-        eq(documents.id, target.documentId),
-        inArray(documents.status, ["queued", "processing"]),
-      ),
-    );
+    .where(whereDocumentUnfinished(target));
 }

@@ -1,4 +1,3 @@
-import { requireDataset } from "../datasets/require-dataset.ts";
 import type { ProjectContext } from "../shared/context.ts";
 import { ServiceError } from "../shared/errors.ts";
 import type { FileOpener, StoredFile } from "../shared/file-store.ts";
@@ -24,8 +23,7 @@ export async function openDocumentFile(
   documentId: string,
   files: FileOpener,
 ): Promise<DocumentFile> {
-  const dataset = await requireDataset(ctx, datasetId);
-  const document = await requireDocument(ctx, dataset.id, documentId);
+  const document = await requireDocument(ctx, datasetId, documentId);
   if (!document.storageKey) {
     throw new ServiceError(
       "not_found",

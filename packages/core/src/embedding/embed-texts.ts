@@ -1,7 +1,7 @@
-import { createEmbedder, ProviderError, toProviderError } from "@quarry/providers";
+import { createEmbedder, ProviderError } from "@quarry/providers";
 import type { DatasetRecord } from "../datasets/dataset-view.ts";
 import type { ProjectContext } from "../shared/context.ts";
-import { ServiceError, UpstreamError } from "../shared/errors.ts";
+import { upstreamFailure } from "../shared/upstream-failure.ts";
 
 /** Texts per provider call: OpenAI takes up to 2048, but smaller calls fail and retry cheaper. */
 export const EMBEDDING_BATCH_SIZE = 128;
@@ -47,22 +47,10 @@ export async function embedTexts(
     }
     return vectors;
   } catch (error) {
-    throw asServiceError(error, dataset.embeddingModel);
+    throw upstreamFailure(error, `embedding with '${dataset.embeddingModel}'`);
   }
 }
 
 /** pgvector stores float4: finite and within its range. */
 const FLOAT4_MAX = 3.4028234663852886e38;
 const storable = (x: number) => Number.isFinite(x) && Math.abs(x) <= FLOAT4_MAX;
-
-function asServiceError(error: unknown, model: string): ServiceError {
-  if (error instanceof ServiceError) return error;
-  const provider = toProviderError(error);
-  // Still rate limited after our retries is the provider's failure, not the caller's (not 429).
-  const status = provider.status ? ` (status ${provider.status})` : "";
-  return new UpstreamError(
-    `embedding with '${model}' failed${status}: ${provider.message}`,
-    provider.status,
-    { cause: error },
-  );
-}

@@ -1,3 +1,4 @@
+import { raceAbort } from "@quarry/providers";
 import { BadRequestError, ServiceError, UpstreamError } from "../shared/errors.ts";
 import { type AddressKind, classifyAddress, parseIPv4 } from "./ip-address.ts";
 
@@ -144,22 +145,6 @@ async function resolve(host: string, resolveHost: ResolveHost, signal: AbortSign
 
 /** Settles with `promise`, or rejects with the signal's reason as soon as it aborts. */
 export function abortable<T>(promise: Promise<T>, signal: AbortSignal): Promise<T> {
-  if (signal.aborted) {
-    promise.catch(() => {}); // settle quietly later; the abort already decided
-    return Promise.reject(signal.reason);
-  }
-  return new Promise<T>((resolve, reject) => {
-    const onAbort = () => reject(signal.reason);
-    signal.addEventListener("abort", onAbort, { once: true });
-    promise.then(
-      (value) => {
-        signal.removeEventListener("abort", onAbort);
-        resolve(value);
-      },
-      (error: unknown) => {
-        signal.removeEventListener("abort", onAbort);
-        reject(error);
-      },
-    );
-  });
+  if (signal.aborted) promise.catch(() => {}); // settle quietly later; the abort already decided
+  return raceAbort(promise, signal);
 }

@@ -1,5 +1,6 @@
 import { type Database, documents } from "@quarry/db";
-import { and, eq, inArray, sql } from "drizzle-orm";
+import { and, eq, sql } from "drizzle-orm";
+import { whereDocumentUnfinished } from "../documents/document-key.ts";
 import { ServiceError } from "../shared/errors.ts";
 import type { IngestMessage } from "./ingest-message.ts";
 
@@ -40,14 +41,7 @@ export async function noteIngestRetry(
   await db
     .update(documents)
     .set({ error: `retrying after: ${reason}`.slice(0, 1000), updatedAt: sql`now()` })
-    .where(
-      and(
-        eq(documents.projectId, message.projectId),
-        eq(documents.datasetId, message.datasetId),
-        eq(documents.id, message.documentId),
-        inArray(documents.status, ["queued", "processing"]),
-      ),
-    );
+    .where(whereDocumentUnfinished(message));
 }
 
 /** The reason a dead-lettered document ends `failed` with, from its last recorded failure. */

@@ -1,10 +1,11 @@
 import { documents } from "@quarry/db";
 import { and, eq, sql } from "drizzle-orm";
 import { chunkPages } from "../chunking/chunk-pages.ts";
-import { chunkText } from "../chunking/chunk-text.ts";
+import { type ChunkOptions, chunkText } from "../chunking/chunk-text.ts";
 import type { DatasetRecord } from "../datasets/dataset-view.ts";
 import { requireDataset } from "../datasets/require-dataset.ts";
 import type { DocumentRecord } from "../documents/document-view.ts";
+import { findDocument } from "../documents/require-document.ts";
 import {
   binaryContentRefusal,
   decodeText,
@@ -157,17 +158,7 @@ async function loadDocument(
   ctx: ProjectContext,
   message: IngestMessage,
 ): Promise<DocumentRecord | null> {
-  const [document] = await ctx.db
-    .select()
-    .from(documents)
-    .where(
-      and(
-        eq(documents.projectId, message.projectId),
-        eq(documents.datasetId, message.datasetId),
-        eq(documents.id, message.documentId),
-      ),
-    );
-  return document ?? null;
+  return (await findDocument(ctx.db, message)) ?? null;
 }
 
 async function readSlice(
@@ -200,21 +191,27 @@ async function readSlice(
   const position = cursor?.position ?? 0;
   switch (kind) {
     case "csv":
-      return csvSlice(dataset, key, size, cursor, source);
+      return csvSlice(dataset, { key, size, source }, cursor);
     case "pdf":
-      return pdfSlice(dataset, key, size, position, chunking, source);
+      return pdfSlice(dataset, { key, size, source }, position, chunking);
     default:
-      return textSlice(dataset, document, kind, key, size, position, chunking, source);
+      return textSlice(dataset, document, kind, { key, size, source }, position, chunking);
   }
+}
+
+/** The stored file a slice reads: its key, its size in bytes and the reader. */
+interface SliceFile {
+  key: string;
+  size: number;
+  source: SourceReader;
 }
 
 async function csvSlice(
   dataset: DatasetRecord,
-  key: string,
-  size: number,
+  file: SliceFile,
   cursor: IngestCursor | null,
-  source: SourceReader,
 ): Promise<Slice> {
+  const { key, size, source } = file;
   const position = cursor?.position ?? 0;
   let window: number = SLICE_LIMITS.csvBytes;
   for (;;) {
@@ -250,12 +247,11 @@ async function csvSlice(
 
 async function pdfSlice(
   dataset: DatasetRecord,
-  key: string,
-  size: number,
+  file: SliceFile,
   position: number,
-  chunking: { chunkSize: number; chunkOverlap: number },
-  source: SourceReader,
+  chunking: ChunkOptions,
 ): Promise<Slice> {
+  const { key, size, source } = file;
   // pdf.js needs the whole file; the slice bound is on pages parsed, not bytes read.
   const bytes = await source.read(key, 0, size);
   const { pages, totalPages } = await pdfPageTexts(bytes, {
@@ -286,12 +282,11 @@ async function textSlice(
   dataset: DatasetRecord,
   document: DocumentRecord,
   kind: ProseKind,
-  key: string,
-  size: number,
+  file: SliceFile,
   position: number,
-  chunking: { chunkSize: number; chunkOverlap: number },
-  source: SourceReader,
+  chunking: ChunkOptions,
 ): Promise<Slice> {
+  const { key, size, source } = file;
   const head = await source.read(key, 0, Math.min(size, 4096));
   const utf8 = kind !== "html" && isUtf8Prefix(head);
   if (!utf8) {
@@ -381,11 +376,7 @@ function textPrefixBeforeNormalising(original: string, normalisedOffset: number)
   return original.slice(0, i);
 }
 
-function chunkInputs(
-  dataset: DatasetRecord,
-  text: string,
-  chunking: { chunkSize: number; chunkOverlap: number },
-): RowInput[] {
+function chunkInputs(dataset: DatasetRecord, text: string, chunking: ChunkOptions): RowInput[] {
   return toInputs(
     dataset,
     chunkText(text, chunking).map((c) => c.text),

@@ -6,7 +6,6 @@ import {
   deleteDataset,
   deleteDocument,
   deleteRow,
-  type FileStore,
   type IngestMessage,
   indexVectorBacklog,
   isVectorIndexMessage,
@@ -21,6 +20,7 @@ import {
 import { type FreshDatabase, freshDatabase, testEngine } from "../support/database.ts";
 import { checkInvariants } from "../support/invariants.ts";
 import { connectNative, type NativePool } from "../support/native-database.ts";
+import { noFiles } from "../support/no-files.ts";
 import { createTenant } from "../support/tenant.ts";
 import {
   csvUpload,
@@ -53,11 +53,6 @@ import {
  * `QUARRY_CONCURRENCY_WRITERS`, `_SECONDS`, `_UPLOADS`, `_SEED` scale it (see workload.ts).
  */
 
-const noFiles: FileStore = {
-  put: async () => {},
-  delete: async () => {},
-  deletePrefix: async () => {},
-};
 const SHARED = ["shared-0", "shared-1"];
 const HOT = ["hot-0", "hot-1"];
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));

@@ -1,6 +1,5 @@
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
-import type { Database } from "@quarry/db";
 import { documents } from "@quarry/db";
 import { and, eq } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -19,12 +18,10 @@ import {
 } from "../../src/index.ts";
 import { useFreshDatabase } from "../support/database.ts";
 import { insertFileDocument, MemorySources } from "../support/file-documents.ts";
+import { noFiles } from "../support/no-files.ts";
 import { createTenant } from "../support/tenant.ts";
 
-let db: Database;
-useFreshDatabase((fresh) => {
-  db = fresh;
-});
+const database = useFreshDatabase();
 
 const encoder = new TextEncoder();
 
@@ -85,7 +82,7 @@ async function ingestUpload(
   const files = new MemorySources();
   const key = `${datasetId}/${id}/${file.name}`;
   files.files.set(key, file.bytes);
-  await insertFileDocument(db, {
+  await insertFileDocument(database.db, {
     projectId: ctx.projectId,
     datasetId,
     id,
@@ -108,7 +105,7 @@ async function ingestUpload(
       },
     });
   }
-  const [doc] = await db
+  const [doc] = await database.db
     .select()
     .from(documents)
     .where(and(eq(documents.datasetId, datasetId), eq(documents.id, id)));
@@ -152,7 +149,7 @@ async function fetchDocument(ctx: ProjectContext, datasetId: string, id: string,
           resolveHost: async () => ["127.0.0.1"],
           allowPrivate: true,
         }),
-      files: { put: async () => {}, delete: async () => {}, deletePrefix: async () => {} },
+      files: noFiles,
       enqueue: async () => {},
     },
   );
@@ -162,7 +159,7 @@ async function fetchDocument(ctx: ProjectContext, datasetId: string, id: string,
 
 describe("front matter of fetched and uploaded Markdown", () => {
   it("is dropped on both paths, which store the same rows", async () => {
-    const { ctx } = await createTenant(db, "front-matter");
+    const { ctx } = await createTenant(database.db, "front-matter");
     const dataset = await createDataset(ctx, { name: "md" }, { embeddingModel: "local/hash" });
     const variants = {
       lf: POST,
@@ -186,7 +183,7 @@ describe("front matter of fetched and uploaded Markdown", () => {
   });
 
   it("is dropped from an upload read whole (not UTF-8) too", async () => {
-    const { ctx } = await createTenant(db, "front-matter-1252");
+    const { ctx } = await createTenant(database.db, "front-matter-1252");
     const dataset = await createDataset(ctx, { name: "md" }, { embeddingModel: "local/hash" });
     // windows-1252: "é" is the single byte 0xE9, so the file is not UTF-8
     const latin = POST.replace("cool", "fraîche");
@@ -206,7 +203,7 @@ describe("front matter of fetched and uploaded Markdown", () => {
   });
 
   it("is dropped from a large upload (as a BOM is), and later slices start where they should", async () => {
-    const { ctx } = await createTenant(db, "front-matter-large");
+    const { ctx } = await createTenant(database.db, "front-matter-large");
     const dataset = await createDataset(ctx, { name: "md" }, { embeddingModel: "local/hash" });
     // Paragraphs that end in three-byte characters: a slice started a few bytes early would
     // begin inside one and fail as invalid UTF-8, or repeat text.

@@ -79,15 +79,34 @@ export async function freshDatabase(
   };
 }
 
+/** The calling test file's fresh database, readable from its hooks and tests. */
+export interface FileDatabase {
+  readonly db: Database;
+  readonly fresh: FreshDatabase;
+}
+
 /**
- * Gives the calling test file a fresh database before its tests (`use` receives it) and
- * closes it after them.
+ * Gives the calling test file a fresh database before its tests and closes it after them.
+ * The handle is read lazily, so `const database = useFreshDatabase();` stands at the top of a
+ * file while the database itself opens in `beforeAll`.
  */
-export function useFreshDatabase(use: (db: Database, fresh: FreshDatabase) => void): void {
-  let fresh: FreshDatabase | undefined;
+export function useFreshDatabase(): FileDatabase {
+  let opened: FreshDatabase | undefined;
   beforeAll(async () => {
-    fresh = await freshDatabase();
-    use(fresh.db, fresh);
+    opened = await freshDatabase();
   });
-  afterAll(() => fresh?.close());
+  afterAll(() => opened?.close());
+  const current = (): FreshDatabase => {
+    if (!opened)
+      throw new Error("the fresh database opens in beforeAll: read it in a hook or test");
+    return opened;
+  };
+  return {
+    get db() {
+      return current().db;
+    },
+    get fresh() {
+      return current();
+    },
+  };
 }

@@ -1,4 +1,5 @@
 import { index, integer, jsonb, pgTable, real, text, timestamp } from "drizzle-orm/pg-core";
+import { belongsTo, createdAt } from "./columns.ts";
 import { projects } from "./projects.ts";
 
 export type DatasetKind = "standard" | "hybrid";
@@ -17,9 +18,7 @@ export const datasets = pgTable(
   "datasets",
   {
     id: text("id").primaryKey(),
-    projectId: text("project_id")
-      .notNull()
-      .references(() => projects.id, { onDelete: "cascade" }),
+    projectId: belongsTo("project_id", () => projects.id),
     name: text("name").notNull(),
     kind: text("kind").$type<DatasetKind>().notNull(),
     columns: jsonb("columns").$type<ColumnDefinition[]>().notNull(),
@@ -39,7 +38,7 @@ export const datasets = pgTable(
     /** vectors in the dataset's graph when it was measured */
     efSearchRows: integer("ef_search_rows"),
     efSearchMeasuredAt: timestamp("ef_search_measured_at", { withTimezone: true, mode: "date" }),
-    createdAt: timestamp("created_at", { withTimezone: true, mode: "date" }).notNull().defaultNow(),
+    createdAt: createdAt(),
   },
   (t) => [index("datasets_project_created_idx").on(t.projectId, t.createdAt, t.id)],
 );

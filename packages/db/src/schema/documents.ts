@@ -1,5 +1,6 @@
 import { sql } from "drizzle-orm";
-import { index, integer, jsonb, pgTable, primaryKey, text, timestamp } from "drizzle-orm/pg-core";
+import { index, integer, jsonb, pgTable, primaryKey, text } from "drizzle-orm/pg-core";
+import { belongsTo, createdAt, updatedAt } from "./columns.ts";
 import { datasets } from "./datasets.ts";
 
 export type DocumentStatus = "queued" | "processing" | "ready" | "failed";
@@ -18,9 +19,7 @@ export const documents = pgTable(
   "documents",
   {
     projectId: text("project_id").notNull(),
-    datasetId: text("dataset_id")
-      .notNull()
-      .references(() => datasets.id, { onDelete: "cascade" }),
+    datasetId: belongsTo("dataset_id", () => datasets.id),
     id: text("id").notNull(),
     filename: text("filename"),
     url: text("url"),
@@ -35,8 +34,8 @@ export const documents = pgTable(
     chunkOverlap: integer("chunk_overlap"),
     /** full text of the document for keyword search (E3); null for row-only documents */
     content: text("content"),
-    createdAt: timestamp("created_at", { withTimezone: true, mode: "date" }).notNull().defaultNow(),
-    updatedAt: timestamp("updated_at", { withTimezone: true, mode: "date" }).notNull().defaultNow(),
+    createdAt: createdAt(),
+    updatedAt: updatedAt(),
   },
   (t) => [
     primaryKey({ columns: [t.datasetId, t.id] }),

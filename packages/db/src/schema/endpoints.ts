@@ -1,13 +1,5 @@
-import {
-  index,
-  integer,
-  jsonb,
-  pgTable,
-  primaryKey,
-  real,
-  text,
-  timestamp,
-} from "drizzle-orm/pg-core";
+import { index, integer, jsonb, pgTable, primaryKey, real, text } from "drizzle-orm/pg-core";
+import { belongsTo, createdAt, updatedAt } from "./columns.ts";
 import { projects } from "./projects.ts";
 
 export type EndpointType = "chat" | "completion";
@@ -38,9 +30,7 @@ export const endpoints = pgTable(
   "endpoints",
   {
     id: text("id").primaryKey(),
-    projectId: text("project_id")
-      .notNull()
-      .references(() => projects.id, { onDelete: "cascade" }),
+    projectId: belongsTo("project_id", () => projects.id),
     name: text("name").notNull(),
     model: text("model").notNull(),
     type: text("type").$type<EndpointType>().notNull(),
@@ -50,8 +40,8 @@ export const endpoints = pgTable(
     maxTokens: integer("max_tokens"),
     search: jsonb("search").$type<SearchBlock[]>().notNull().default([]),
     deploymentId: integer("deployment_id").notNull(),
-    createdAt: timestamp("created_at", { withTimezone: true, mode: "date" }).notNull().defaultNow(),
-    updatedAt: timestamp("updated_at", { withTimezone: true, mode: "date" }).notNull().defaultNow(),
+    createdAt: createdAt(),
+    updatedAt: updatedAt(),
   },
   (t) => [index("endpoints_project_created_idx").on(t.projectId, t.createdAt, t.id)],
 );
@@ -61,12 +51,10 @@ export const endpointDeployments = pgTable(
   "endpoint_deployments",
   {
     projectId: text("project_id").notNull(),
-    endpointId: text("endpoint_id")
-      .notNull()
-      .references(() => endpoints.id, { onDelete: "cascade" }),
+    endpointId: belongsTo("endpoint_id", () => endpoints.id),
     deploymentId: integer("deployment_id").notNull(),
     config: jsonb("config").$type<EndpointConfig>().notNull(),
-    createdAt: timestamp("created_at", { withTimezone: true, mode: "date" }).notNull().defaultNow(),
+    createdAt: createdAt(),
   },
   (t) => [primaryKey({ columns: [t.endpointId, t.deploymentId] })],
 );

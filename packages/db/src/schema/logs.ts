@@ -7,8 +7,8 @@ import {
   pgTable,
   real,
   text,
-  timestamp,
 } from "drizzle-orm/pg-core";
+import { belongsTo, createdAt } from "./columns.ts";
 import { endpoints } from "./endpoints.ts";
 
 /** One row per completion (E4), including failed and abandoned ones. */
@@ -17,9 +17,7 @@ export const logs = pgTable(
   {
     id: text("id").primaryKey(),
     projectId: text("project_id").notNull(),
-    endpointId: text("endpoint_id")
-      .notNull()
-      .references(() => endpoints.id, { onDelete: "cascade" }),
+    endpointId: belongsTo("endpoint_id", () => endpoints.id),
     deploymentId: integer("deployment_id").notNull(),
     /** the API key that called, or the `user` string the caller passed */
     userId: text("user_id").notNull(),
@@ -38,7 +36,7 @@ export const logs = pgTable(
     completionCost: doublePrecision("completion_cost").notNull().default(0),
     temperature: real("temperature"),
     latencyMs: integer("latency_ms"),
-    createdAt: timestamp("created_at", { withTimezone: true, mode: "date" }).notNull().defaultNow(),
+    createdAt: createdAt(),
   },
   (t) => [
     index("logs_endpoint_created_idx").on(t.endpointId, t.createdAt.desc(), t.id.desc()),
@@ -69,13 +67,11 @@ export const logComments = pgTable(
   {
     id: text("id").primaryKey(),
     projectId: text("project_id").notNull(),
-    logId: text("log_id")
-      .notNull()
-      .references(() => logs.id, { onDelete: "cascade" }),
+    logId: belongsTo("log_id", () => logs.id),
     name: text("name").notNull(),
     email: text("email").notNull(),
     comment: text("comment").notNull(),
-    createdAt: timestamp("created_at", { withTimezone: true, mode: "date" }).notNull().defaultNow(),
+    createdAt: createdAt(),
   },
   (t) => [index("log_comments_log_idx").on(t.logId, t.createdAt)],
 );

@@ -1,5 +1,6 @@
 import { sql } from "drizzle-orm";
-import { bigint, index, integer, jsonb, pgTable, text, timestamp } from "drizzle-orm/pg-core";
+import { bigint, index, integer, jsonb, pgTable, text } from "drizzle-orm/pg-core";
+import { belongsTo, createdAt } from "./columns.ts";
 import { datasets } from "./datasets.ts";
 import { tsvector, vector } from "./types.ts";
 
@@ -15,9 +16,7 @@ export const rows = pgTable(
   {
     id: bigint("id", { mode: "number" }).primaryKey().generatedByDefaultAsIdentity(),
     projectId: text("project_id").notNull(),
-    datasetId: text("dataset_id")
-      .notNull()
-      .references(() => datasets.id, { onDelete: "cascade" }),
+    datasetId: belongsTo("dataset_id", () => datasets.id),
     documentId: text("document_id").notNull(),
     data: jsonb("data").$type<Record<string, string>>().notNull(),
     metadata: jsonb("metadata").$type<Record<string, unknown>>().notNull(),
@@ -31,7 +30,7 @@ export const rows = pgTable(
      */
     keywordLength: integer("keyword_length").generatedAlwaysAs(sql`quarry_tsvector_length(fts)`),
     imagePaths: jsonb("image_paths").$type<Record<string, string> | null>(),
-    createdAt: timestamp("created_at", { withTimezone: true, mode: "date" }).notNull().defaultNow(),
+    createdAt: createdAt(),
   },
   (t) => [
     index("rows_dataset_id_idx").on(t.datasetId, t.id),

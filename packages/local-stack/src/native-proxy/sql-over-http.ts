@@ -1,21 +1,16 @@
-import type { ServerResponse } from "node:http";
 import pg from "pg";
 import {
-  ERROR_FIELDS,
   type NeonReply,
+  type NeonSqlEndpointShared,
   neonError,
-  neonRefusal,
   neonResult,
   neonSqlEndpoint,
-  type PgErrorFields,
+  pgErrorFields,
+  transactionControlRefusal,
 } from "../neon-sql-over-http.ts";
-import type { FaultPolicy } from "../pg-server/faults.ts";
 
-export interface NativeSqlOverHttpOptions {
+export interface NativeSqlOverHttpOptions extends NeonSqlEndpointShared {
   pool: pg.Pool;
-  faults: { cut: FaultPolicy; silence: FaultPolicy };
-  log: (msg: string) => void;
-  inFlight: Set<ServerResponse>;
 }
 
 /** Every value as the text Postgres sent: the driver on the other side parses them itself. */
@@ -28,12 +23,10 @@ const RAW_TEXT = { getTypeParser: () => (value: string) => value };
  * implicit transaction, as on Neon), with text parameters and raw text results.
  */
 export function nativeSqlOverHttp(options: NativeSqlOverHttpOptions) {
-  const { pool } = options;
+  const { pool, ...shared } = options;
   return neonSqlEndpoint({
-    faults: options.faults,
-    log: options.log,
+    ...shared,
     label: "native-proxy",
-    inFlight: options.inFlight,
     async run(statement, gone): Promise<NeonReply | undefined> {
       const client = await pool.connect();
       // A connection left in a transaction, or in an unknown state, is closed, not reused.
@@ -51,7 +44,7 @@ export function nativeSqlOverHttp(options: NativeSqlOverHttpOptions) {
         if (client.getTransactionStatus() !== "I") {
           // BEGIN alone: closing the connection rolls back what nobody would end.
           discard = true;
-          return neonRefusal("transaction control is not supported over HTTP");
+          return transactionControlRefusal();
         }
         return neonResult({
           fields: result.fields.map((f) => ({ name: f.name, dataTypeID: f.dataTypeID })),
@@ -62,7 +55,7 @@ export function nativeSqlOverHttp(options: NativeSqlOverHttpOptions) {
       } catch (error) {
         if (error instanceof pg.DatabaseError) {
           if (client.getTransactionStatus() !== "I") discard = true;
-          return neonError(errorFields(error));
+          return neonError(pgErrorFields(error));
         }
         discard = true;
         throw error;
@@ -71,13 +64,4 @@ export function nativeSqlOverHttp(options: NativeSqlOverHttpOptions) {
       }
     },
   });
-}
-
-function errorFields(error: pg.DatabaseError): PgErrorFields {
-  const fields: PgErrorFields = { message: error.message };
-  for (const name of ERROR_FIELDS) {
-    const value = error[name];
-    if (typeof value === "string") fields[name] = value;
-  }
-  return fields;
 }

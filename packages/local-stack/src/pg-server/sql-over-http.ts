@@ -1,4 +1,3 @@
-import type { ServerResponse } from "node:http";
 import type { PGlite } from "@electric-sql/pglite";
 import type {
   CommandCompleteMessage,
@@ -8,16 +7,16 @@ import type {
 } from "pg-protocol/dist/messages.js";
 import { Parser } from "pg-protocol/dist/parser.js";
 import {
-  ERROR_FIELDS,
   fromCommandTag,
   type NeonReply,
+  type NeonSqlEndpointShared,
   neonError,
-  neonRefusal,
   neonResult,
   neonSqlEndpoint,
   type PgErrorFields,
+  pgErrorFields,
+  transactionControlRefusal,
 } from "../neon-sql-over-http.ts";
-import type { FaultPolicy } from "./faults.ts";
 import { extendedQueryMessages } from "./protocol.ts";
 import type { SessionLock } from "./session-lock.ts";
 
@@ -27,22 +26,16 @@ import type { SessionLock } from "./session-lock.ts";
  * through the same lock as the wire-protocol connections, between their turns, and is parsed
  * from the raw protocol bytes PGlite answers with.
  */
-export interface SqlOverHttpOptions {
+export interface SqlOverHttpOptions extends NeonSqlEndpointShared {
   db: PGlite;
   lock: SessionLock<unknown>;
-  faults: { cut: FaultPolicy; silence: FaultPolicy };
-  log: (msg: string) => void;
-  /** in-flight requests, so a cut-all fault can reach them */
-  inFlight: Set<ServerResponse>;
 }
 
 export function sqlOverHttp(options: SqlOverHttpOptions) {
-  const { db, lock } = options;
+  const { db, lock, ...shared } = options;
   return neonSqlEndpoint({
-    faults: options.faults,
-    log: options.log,
+    ...shared,
     label: "pg-server",
-    inFlight: options.inFlight,
     async run(statement, gone): Promise<NeonReply | undefined> {
       const owner = {};
       const granted = await lock.acquire(owner);
@@ -62,7 +55,7 @@ export function sqlOverHttp(options: SqlOverHttpOptions) {
         if (db.isInTransaction()) {
           // BEGIN alone: the session must not stay in a transaction nobody will end.
           await db.exec("ROLLBACK"); // takes PGlite's query mutex itself
-          return neonRefusal("transaction control is not supported over HTTP");
+          return transactionControlRefusal();
         }
         if (messages.error) return neonError(messages.error);
         return neonResult({
@@ -106,18 +99,9 @@ function parseBackendMessages(bytes: Buffer): BackendReply {
         reply.commandTag = (message as CommandCompleteMessage).text;
         break;
       case "error":
-        reply.error ??= errorFields(message as DatabaseError);
+        reply.error ??= pgErrorFields(message as DatabaseError);
         break;
     }
   });
   return reply;
-}
-
-function errorFields(error: DatabaseError): PgErrorFields {
-  const fields: PgErrorFields = { message: error.message };
-  for (const field of ERROR_FIELDS) {
-    const value = error[field];
-    if (value !== undefined) fields[field] = String(value);
-  }
-  return fields;
 }

@@ -1,7 +1,8 @@
 import { mkdir } from "node:fs/promises";
 import type { Browser, BrowserContext, Page } from "playwright-core";
-import { inject } from "vitest";
-import { cspViolations, recordCspViolations } from "./chromium.ts";
+import { afterAll, beforeAll, inject } from "vitest";
+import { cspViolations, launchChromium, recordCspViolations } from "./chromium.ts";
+import { createTenant, type Tenant } from "./tenant.ts";
 
 export { launchChromium } from "./chromium.ts";
 
@@ -40,6 +41,43 @@ export async function openConsoleTab(
   const errors: string[] = [];
   page.on("pageerror", (error) => errors.push(error.message));
   return { context, page, blocked, errors, cspViolations: () => cspViolations(page) };
+}
+
+export interface ConsoleSession {
+  /** the file's own project and key */
+  tenant: Tenant;
+  browser: Browser;
+  /** the tab the file's steps share */
+  tab: ConsoleTab;
+}
+
+export interface ConsoleSessionOptions {
+  /** the file's own data, created through the API before the browser starts */
+  seed?: (tenant: Tenant) => Promise<void>;
+  /** the tab's default wait for a locator, when not Playwright's own */
+  defaultTimeout?: number;
+  /** for beforeAll, when not the project's hookTimeout */
+  setupTimeout?: number;
+}
+
+/**
+ * Registers the browser file's beforeAll (a new tenant, `seed`, chromium, one console tab) and
+ * afterAll (closes them). The returned session is filled in once beforeAll has run.
+ */
+export function useConsoleTab(label: string, options: ConsoleSessionOptions = {}): ConsoleSession {
+  const session = {} as ConsoleSession;
+  beforeAll(async () => {
+    session.tenant = await createTenant(label);
+    await options.seed?.(session.tenant);
+    session.browser = await launchChromium();
+    session.tab = await openConsoleTab(session.browser);
+    if (options.defaultTimeout) session.tab.page.setDefaultTimeout(options.defaultTimeout);
+  }, options.setupTimeout);
+  afterAll(async () => {
+    await session.tab?.context.close();
+    await session.browser?.close();
+  });
+  return session;
 }
 
 /** docs/screenshots/<name>.png, only when CONSOLE_SCREENSHOTS=1 (they are committed files). */

@@ -6,6 +6,7 @@ import {
   paragraphFile,
 } from "../../../../../workers/api/test/support/faults-files.ts";
 import { type HttpClient, HttpError } from "../../harness/http.ts";
+import { type Mix, operationsOf, pickByMix } from "../../harness/mix.ts";
 import type { TextCorpus } from "../../harness/text-corpus.ts";
 import { timeStream } from "../completions/stream-timing.ts";
 import { Failure } from "./recorder.ts";
@@ -14,20 +15,8 @@ import { Failure } from "./recorder.ts";
  * The load benchmark's operations, each one HTTP request of a real client, and the ledger of
  * every write it attempted (acknowledged or not), which the integrity check reads afterwards.
  */
-export const OPERATIONS = [
-  "e2_semantic",
-  "e2_hybrid",
-  "e3",
-  "e1",
-  "e11_upsert",
-  "e9_upload",
-  "e4_json",
-  "e4_stream",
-] as const;
-export type Operation = (typeof OPERATIONS)[number];
-
-/** Share of each operation in the mix (percent). */
-export const MIX: Record<Operation, number> = {
+/** Share of each operation in the mix (percent), in the order reports list them. */
+export const MIX = {
   e2_semantic: 14,
   e2_hybrid: 14,
   e3: 10,
@@ -36,7 +25,9 @@ export const MIX: Record<Operation, number> = {
   e9_upload: 8,
   e4_json: 12,
   e4_stream: 12,
-};
+} as const satisfies Mix<string>;
+export type Operation = keyof typeof MIX;
+export const OPERATIONS = operationsOf(MIX);
 
 export const UPSERT_ROWS = 10;
 const TOP_K = 10;
@@ -196,11 +187,4 @@ async function upload(t: LoadTarget, documentId: string, file: KnownFile): Promi
 }
 
 /** Picks an operation by the mix, from a uniform `r` in [0, 1). */
-export function pickOperation(r: number): Operation {
-  let left = r * 100;
-  for (const op of OPERATIONS) {
-    left -= MIX[op];
-    if (left < 0) return op;
-  }
-  return "e2_semantic";
-}
+export const pickOperation = (r: number): Operation => pickByMix(MIX, r);

@@ -1,5 +1,6 @@
 import type { Row, RowsWritten } from "../../harness/api.ts";
 import { type HttpClient, HttpError } from "../../harness/http.ts";
+import { type Mix, operationsOf, pickByMix } from "../../harness/mix.ts";
 import { pick, type Random } from "../../harness/random.ts";
 import type { TextCorpus } from "../../harness/text-corpus.ts";
 
@@ -21,25 +22,17 @@ import type { TextCorpus } from "../../harness/text-corpus.ts";
  * replacement (or deletion) removed first, and a 409 for a document being ingested. Neither
  * changes anything, so the model ignores them.
  */
-export const OPERATIONS = [
-  "e11_replace_shared",
-  "e11_new",
-  "e13_append",
-  "e8_update",
-  "e14_delete",
-  "e5_create",
-] as const;
-export type Operation = (typeof OPERATIONS)[number];
-
-/** Share of each operation in the mix (percent). */
-export const MIX: Record<Operation, number> = {
+/** Share of each operation in the mix (percent), in the order reports list them. */
+export const MIX = {
   e11_replace_shared: 20,
   e11_new: 15,
   e13_append: 20,
   e8_update: 20,
   e14_delete: 10,
   e5_create: 15,
-};
+} as const satisfies Mix<string>;
+export type Operation = keyof typeof MIX;
+export const OPERATIONS = operationsOf(MIX);
 
 export const SIZES = {
   /** rows per E11 (shared replacement and new document) */
@@ -63,14 +56,7 @@ export const SIZES = {
 };
 
 /** Picks an operation by the mix, from a uniform `r` in [0, 1). */
-export function pickOperation(r: number): Operation {
-  let left = r * 100;
-  for (const op of OPERATIONS) {
-    left -= MIX[op];
-    if (left < 0) return op;
-  }
-  return "e11_replace_shared";
-}
+export const pickOperation = (r: number): Operation => pickByMix(MIX, r);
 
 export interface ModelRow {
   id: number;
