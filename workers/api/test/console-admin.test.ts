@@ -27,7 +27,13 @@ describe("the console, signed in with the admin token", () => {
     // The tenant's project may be on a later page: page forward until it shows.
     const row = page.locator("tr", { hasText: ui.tenant.projectId });
     await page.locator("tbody tr").first().waitFor();
-    while (!(await row.isVisible())) await page.getByRole("button", { name: "Next →" }).click();
+    // Each page is read once it has loaded (the pagination is busy until then), so no page is
+    // skipped.
+    const settled = page.locator('nav.pagination[aria-busy="false"]');
+    while (!(await row.isVisible())) {
+      await page.getByRole("button", { name: "Next →" }).click();
+      await settled.waitFor();
+    }
     await row.getByRole("button", { name: "Keys" }).click();
     const keyRow = page.locator("tr", { hasText: ui.tenant.keyId });
     await keyRow.waitFor();

@@ -37,6 +37,7 @@ export function PagedQuery<Item>({
         shown={query.data.length}
         onChange={setOffset}
         label={pagesLabel}
+        loading={query.isPlaceholderData}
       />
     </>
   );

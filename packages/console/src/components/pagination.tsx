@@ -8,6 +8,7 @@ export function Pagination({
   shown,
   onChange,
   label = "Pages",
+  loading = false,
 }: {
   offset: number;
   pageSize: number;
@@ -15,21 +16,32 @@ export function Pagination({
   shown: number;
   onChange: (offset: number) => void;
   label?: string;
+  /**
+   * The page asked for is still loading (the one shown is the previous page): both buttons
+   * wait, so a second click cannot skip a page nobody has seen.
+   */
+  loading?: boolean;
 }) {
   const hasPrevious = offset > 0;
   const hasNext = shown >= pageSize;
   if (!hasPrevious && !hasNext) return null;
   return (
-    <nav className="pagination" aria-label={label}>
+    <nav className="pagination" aria-label={label} aria-busy={loading}>
       <button
         type="button"
-        disabled={!hasPrevious}
+        disabled={loading || !hasPrevious}
         onClick={() => onChange(Math.max(0, offset - pageSize))}
       >
         ← Previous
       </button>
-      <span className="muted">{shown === 0 ? "none" : `${offset + 1}–${offset + shown}`}</span>
-      <button type="button" disabled={!hasNext} onClick={() => onChange(offset + pageSize)}>
+      <span className="muted">
+        {loading ? "loading…" : shown === 0 ? "none" : `${offset + 1}–${offset + shown}`}
+      </span>
+      <button
+        type="button"
+        disabled={loading || !hasNext}
+        onClick={() => onChange(offset + pageSize)}
+      >
         Next →
       </button>
     </nav>
