@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { filenameFromContentDisposition } from "../src/fetching/filename.ts";
+import { filenameFromContentDisposition } from "../src/documents/content-disposition.ts";
 import {
   attachmentDisposition,
   createDataset,
@@ -34,16 +34,14 @@ async function storedDocument(
   file: { name: string; type: string | null; bytes: Uint8Array },
   files: MemoryFiles,
 ) {
-  const key = `${datasetId}/${id}/${file.name}`;
-  files.files.set(key, { bytes: file.bytes, contentType: file.type });
-  await insertFileDocument(database.db, {
+  const key = await insertFileDocument(database.db, {
     projectId: ctx.projectId,
     datasetId,
     id,
-    key,
     file,
     status: "ready",
   });
+  files.files.set(key, { bytes: file.bytes, contentType: file.type });
 }
 
 describe("a document's file", () => {

@@ -37,19 +37,17 @@ async function queuedDocument(
   file: { name: string; type: string; bytes: Uint8Array },
   files: MemorySources,
 ) {
-  const key = `${datasetId}/${id}/${file.name}`;
-  files.files.set(key, file.bytes);
-  await insertFileDocument(database.db, {
+  const key = await insertFileDocument(database.db, {
     projectId: ctx.projectId,
     datasetId,
     id,
-    key,
     file,
     status: "queued",
     metadata: { source: "upload" },
     chunkSize: 500,
     chunkOverlap: 50,
   });
+  files.files.set(key, file.bytes);
   return {
     v: 1,
     projectId: ctx.projectId,

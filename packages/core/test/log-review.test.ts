@@ -4,6 +4,7 @@ import Papa from "papaparse";
 import { beforeAll, describe, expect, it } from "vitest";
 import {
   BadRequestError,
+  CompletionInput,
   commentOnLog,
   completeEndpoint,
   createEndpoint,
@@ -11,8 +12,8 @@ import {
   type LogExportRecord,
   listLogs,
   type ProjectContext,
-  parseCompletionInput,
   parseExportLogsParams,
+  parseInput,
   parseListLogsParams,
   rateLogs,
 } from "../src/index.ts";
@@ -46,7 +47,7 @@ beforeAll(async () => {
     const reply = await completeEndpoint(
       ctx,
       endpointId,
-      parseCompletionInput({
+      parseInput(CompletionInput, {
         values: { q: `Answer ${n}: "quoted", with a comma\nand a second line` },
         prompt: [],
         ...(n % 2 === 0 ? { user: "alice" } : {}),
@@ -226,7 +227,7 @@ describe("log export", () => {
       await completeEndpoint(
         own,
         endpoint.id,
-        parseCompletionInput({ values: { n }, prompt: [] }),
+        parseInput(CompletionInput, { values: { n }, prompt: [] }),
         {
           callerId: "k",
         },

@@ -4,13 +4,13 @@ import { describe, expect, it } from "vitest";
 import {
   BadRequestError,
   CommentOnLogInput,
+  CompletionInput,
   commentOnLog,
   completeEndpoint,
   createEndpoint,
   listLogs,
   NotFoundError,
   type ProjectContext,
-  parseCompletionInput,
   parseInput,
   RateLogsInput,
   rateLogs,
@@ -36,7 +36,7 @@ async function endpointWithLogs(ctx: ProjectContext, count: number) {
     const reply = await completeEndpoint(
       ctx,
       endpoint.id,
-      parseCompletionInput({ values: { n }, prompt: [] }),
+      parseInput(CompletionInput, { values: { n }, prompt: [] }),
       { callerId: caller.keyId },
     );
     ids.push(reply.choices[0]!.usage_id);
@@ -84,7 +84,7 @@ describe("E7 list logs", () => {
     const endpoint = await createEndpoint(ctx, { name: "f", model: "openai/x", prompt: "p" });
     // no OPENAI_API_KEY in this context: the model cannot be called
     await expect(
-      completeEndpoint(ctx, endpoint.id, parseCompletionInput({ prompt: "" }), {
+      completeEndpoint(ctx, endpoint.id, parseInput(CompletionInput, { prompt: "" }), {
         callerId: caller.keyId,
       }),
     ).rejects.toThrow(/OPENAI_API_KEY/);

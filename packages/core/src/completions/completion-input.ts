@@ -1,6 +1,5 @@
 import type { ChatTurn } from "@quarry/providers";
 import { z } from "zod";
-import { parseInput } from "../shared/parse-input.ts";
 import { isBuiltinVariable } from "../templates/builtin-variables.ts";
 
 export const MAX_USER_CHARS = 256;
@@ -117,11 +116,6 @@ export const CompletionInput = CompletionRequest.transform((body) => ({
   user: body.user ?? undefined,
 }));
 export type CompletionInput = z.output<typeof CompletionInput>;
-
-/** E4's body from a caller that is not HTTP (the edge validates with `CompletionInput`). */
-export function parseCompletionInput(body: unknown): CompletionInput {
-  return parseInput(CompletionInput, body);
-}
 
 function valuesAsText(values: Record<string, unknown> | null | undefined): Record<string, string> {
   const text: Record<string, string> = {};

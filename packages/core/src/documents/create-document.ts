@@ -3,7 +3,7 @@ import { and, eq, sql } from "drizzle-orm";
 import { chunkText, validateChunkOptions } from "../chunking/chunk-text.ts";
 import type { DatasetRecord } from "../datasets/dataset-view.ts";
 import { requireDataset } from "../datasets/require-dataset.ts";
-import { sanitizeFilename } from "../fetching/filename.ts";
+import { sanitizeFilename } from "../fetching/sanitize-filename.ts";
 import type { IngestMessage } from "../ingestion/ingest-message.ts";
 import { parseSource, requireSourceKind } from "../parsing/index.ts";
 import { insertRows, withPositions } from "../rows/insert-rows.ts";

@@ -1,15 +1,6 @@
 import { filenameFromContentDisposition } from "../documents/content-disposition.ts";
 import { sanitizeFilename } from "./sanitize-filename.ts";
 
-/**
- * The file name of a fetched document: from Content-Disposition (`filename*` over `filename`,
- * RFC 6266) or else the last segment of the final URL's path. Always sanitised, because it
- * ends up in a storage key.
- */
-
-export { filenameFromContentDisposition } from "../documents/content-disposition.ts";
-export { MAX_FILENAME_LENGTH, sanitizeFilename } from "./sanitize-filename.ts";
-
 /** The last non-empty path segment of a URL, percent-decoded; null for `/`. */
 export function filenameFromUrl(url: URL): string | null {
   const segment = url.pathname
@@ -24,7 +15,11 @@ export function filenameFromUrl(url: URL): string | null {
   }
 }
 
-/** Picks and sanitises the name: Content-Disposition first, then the URL. */
+/**
+ * The file name of a fetched document: from Content-Disposition (`filename*` over `filename`,
+ * RFC 6266) or else the last segment of the final URL's path. Always sanitised, because it
+ * ends up in a storage key.
+ */
 export function sourceFilename(contentDisposition: string | null, url: URL): string | null {
   const fromHeader = contentDisposition ? filenameFromContentDisposition(contentDisposition) : null;
   const fromHeaderSafe = fromHeader === null ? null : sanitizeFilename(fromHeader);

@@ -7,5 +7,5 @@ export {
   type FetchSourceDeps,
   fetchSource,
 } from "./fetch-source.ts";
-export { MAX_FILENAME_LENGTH, sanitizeFilename } from "./filename.ts";
 export { type AddressKind, classifyAddress, isIpAddress, isPublicAddress } from "./ip-address.ts";
+export { MAX_FILENAME_LENGTH, sanitizeFilename } from "./sanitize-filename.ts";

@@ -1,4 +1,4 @@
-import { sanitizeFilename } from "../fetching/filename.ts";
+import { sanitizeFilename } from "../fetching/sanitize-filename.ts";
 import { binaryContentRefusal, detectSourceKind, type SourceKind } from "../parsing/source-kind.ts";
 import { UnsupportedMediaTypeError } from "../shared/errors.ts";
 

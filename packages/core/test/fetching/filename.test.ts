@@ -1,11 +1,7 @@
 import { describe, expect, it } from "vitest";
-import {
-  filenameFromContentDisposition,
-  filenameFromUrl,
-  MAX_FILENAME_LENGTH,
-  sanitizeFilename,
-  sourceFilename,
-} from "../../src/fetching/filename.ts";
+import { filenameFromContentDisposition } from "../../src/documents/content-disposition.ts";
+import { filenameFromUrl, sourceFilename } from "../../src/fetching/filename.ts";
+import { MAX_FILENAME_LENGTH, sanitizeFilename } from "../../src/fetching/sanitize-filename.ts";
 
 describe("sanitizeFilename", () => {
   it.each([

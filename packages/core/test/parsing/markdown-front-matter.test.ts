@@ -80,18 +80,16 @@ async function ingestUpload(
   chunkOverlap = 50,
 ) {
   const files = new MemorySources();
-  const key = `${datasetId}/${id}/${file.name}`;
-  files.files.set(key, file.bytes);
-  await insertFileDocument(database.db, {
+  const key = await insertFileDocument(database.db, {
     projectId: ctx.projectId,
     datasetId,
     id,
-    key,
     file,
     status: "queued",
     chunkSize: 500,
     chunkOverlap,
   });
+  files.files.set(key, file.bytes);
   const queue: IngestMessage[] = [
     { v: 1, projectId: ctx.projectId, datasetId, documentId: id, cursor: null },
   ];

@@ -1,5 +1,5 @@
 import { type Database, documents } from "@quarry/db";
-import type { SourceReader } from "../../src/index.ts";
+import { type SourceReader, uploadKey } from "../../src/index.ts";
 
 /** Stored files in memory: R2 itself is exercised end to end through workerd. */
 export class MemorySources implements SourceReader {
@@ -26,8 +26,8 @@ export interface FileDocument {
   projectId: string;
   datasetId: string;
   id: string;
-  /** Where the file's bytes are stored. */
-  key: string;
+  /** Where the file's bytes are stored; by default where the upload route stores them. */
+  key?: string;
   file: { name: string; type: string | null };
   status: "queued" | "ready";
   metadata?: Record<string, unknown>;
@@ -38,9 +38,11 @@ export interface FileDocument {
 /**
  * The `documents` row of an uploaded file, as the upload route leaves it: named and typed after
  * the file and pointing at its stored bytes (`queued` until the ingest worker slices it).
+ * Returns the storage key, where the caller puts the bytes.
  */
-export async function insertFileDocument(db: Database, document: FileDocument): Promise<void> {
-  const { key, file } = document;
+export async function insertFileDocument(db: Database, document: FileDocument): Promise<string> {
+  const { file } = document;
+  const key = document.key ?? uploadKey(document.datasetId, document.id, file.name);
   await db.insert(documents).values({
     projectId: document.projectId,
     datasetId: document.datasetId,
@@ -54,4 +56,5 @@ export async function insertFileDocument(db: Database, document: FileDocument): 
     chunkSize: document.chunkSize,
     chunkOverlap: document.chunkOverlap,
   });
+  return key;
 }
