@@ -12,11 +12,8 @@ export interface ChatMessage {
   content: string;
 }
 
-export interface LogComment {
-  name: string;
-  email: string;
-  comment: string;
-}
+/** E10's comment, as E7 lists it beside its log. */
+export type LogComment = components["schemas"]["LogComment"];
 
 export interface LogSearchResult {
   embedding: string;
