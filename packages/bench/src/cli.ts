@@ -74,7 +74,7 @@ try {
     const http = createHttpClient(target.baseUrl);
     try {
       const result = await bench.run({ target, http, scale, progress });
-      if (!interrupted) reporter.emit({ ...result, engine: target.engine });
+      if (!interrupted) reporter.emit({ ...result, engine: target.engine, via: target.via });
     } finally {
       http.close();
     }

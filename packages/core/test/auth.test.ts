@@ -6,7 +6,10 @@ import {
   authenticateApiKey,
   authenticateWithDataset,
   createApiKey,
+  createDataset,
   createEndpoint,
+  deleteDataset,
+  type FileStore,
   isAdminToken,
   revokeApiKey,
   UnauthorizedError,
@@ -16,6 +19,13 @@ import { useFreshDatabase } from "./support/database.ts";
 import { createTenant } from "./support/tenant.ts";
 
 const database = useFreshDatabase();
+
+/** The dataset's files are not what these tests are about. */
+const noFiles: FileStore = {
+  put: async () => {},
+  delete: async () => {},
+  deletePrefix: async () => {},
+};
 
 describe("API keys", () => {
   it("authenticates a new key to its project", async () => {
@@ -145,6 +155,39 @@ describe("the isolate's auth cache", () => {
       completion,
     );
     expect(withDataset.dataset).toBeNull();
+  });
+
+  it("serves a cached dataset only to a search, and forgets one deleted in this isolate", async () => {
+    const { ctx, key } = await createTenant(database.db);
+    const dataset = await createDataset(ctx, { name: "d" }, { embeddingModel: "local/hash" });
+    const { cache } = clockedCache(60_000);
+    const search = { cache, endpointFromCache: false, datasetFromCache: true };
+    await authenticateWithDataset(database.db, key.key, dataset.id, undefined, search);
+    // Measured behind the cache's back, as the ingest worker does.
+    await database.db.execute(sql`update datasets set ef_search = 123 where id = ${dataset.id}`);
+    const cachedSearch = await authenticateWithDataset(
+      database.db,
+      key.key,
+      dataset.id,
+      undefined,
+      search,
+    );
+    expect(cachedSearch.dataset?.efSearch).toBeNull();
+    const management = await authenticateWithDataset(database.db, key.key, dataset.id, undefined, {
+      cache,
+      endpointFromCache: false,
+    });
+    expect(management.dataset?.efSearch).toBe(123);
+    await deleteDataset(ctx, dataset.id, noFiles);
+    cache.forgetDataset(dataset.id);
+    const afterDelete = await authenticateWithDataset(
+      database.db,
+      key.key,
+      dataset.id,
+      undefined,
+      search,
+    );
+    expect(afterDelete.dataset).toBeNull();
   });
 
   it("does not remember a record read before a change this isolate made", () => {

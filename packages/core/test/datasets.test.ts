@@ -1,5 +1,5 @@
 import { documents, rows } from "@quarry/db";
-import { count, eq } from "drizzle-orm";
+import { count, eq, sql } from "drizzle-orm";
 import { describe, expect, it } from "vitest";
 import type { FileStore, ProjectContext } from "../src/index.ts";
 import {
@@ -13,6 +13,7 @@ import {
   listDatasets,
   listDocuments,
   parseInput,
+  VECTOR_GRAPH_DEFAULTS,
 } from "../src/index.ts";
 import { useFreshDatabase } from "./support/database.ts";
 import { createTenant } from "./support/tenant.ts";
@@ -59,9 +60,36 @@ describe("datasets", () => {
         ef_search: EF_SEARCH_DEFAULTS.local,
         recall_at_10: null,
         measured_rows: null,
+        m: VECTOR_GRAPH_DEFAULTS.local.m,
+        ef_construction: VECTOR_GRAPH_DEFAULTS.local.efConstruction,
       },
     });
   });
+
+  it.each([
+    ["local/hash", VECTOR_GRAPH_DEFAULTS.local],
+    ["openai/text-embedding-3-small", VECTOR_GRAPH_DEFAULTS.trained],
+  ])(
+    "builds a %s dataset's graph with its model family's m and ef_construction",
+    async (model, graph) => {
+      const { ctx } = await createTenant(database.db);
+      const dataset = await createDataset(ctx, { name: "g", embedding_model: model }, defaults);
+      const detail = await getDataset(ctx, dataset.id);
+      expect(detail.vector_index).toMatchObject({
+        m: graph.m,
+        ef_construction: graph.efConstruction,
+      });
+      // The index itself, as Postgres built it: the view must not say what the graph is not.
+      const result = (await database.db.execute(sql`
+      SELECT c.reloptions FROM pg_class c
+      WHERE c.relname = quarry_vector_index_name(${dataset.id})`)) as unknown as {
+        rows: { reloptions: string[] | string }[];
+      };
+      const options = String(result.rows[0]?.reloptions);
+      expect(options).toContain(`m=${graph.m}`);
+      expect(options).toContain(`ef_construction=${graph.efConstruction}`);
+    },
+  );
 
   it.each([
     [{ name: "x", columns: [] }, "columns"],

@@ -26,7 +26,14 @@ describe("datasets API", () => {
     // ef_search: the hash embedder's default until the graph is measured (1,000+ vectors)
     expect((await call(`/api/datasets/${id}`, { token: key })).body).toEqual({
       ...created.body,
-      vector_index: { pending_rows: 0, ef_search: 400, recall_at_10: null, measured_rows: null },
+      vector_index: {
+        pending_rows: 0,
+        ef_search: 400,
+        recall_at_10: null,
+        measured_rows: null,
+        m: 24,
+        ef_construction: 128,
+      },
     });
     expect((await call("/api/datasets", { token: key })).body).toEqual([created.body]);
 

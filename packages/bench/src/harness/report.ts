@@ -10,7 +10,7 @@ export interface Reporter {
   /** one progress line on stderr, prefixed with the bench name and the seconds since start */
   progress(line: string): void;
   /** writes the final JSON line on stdout */
-  emit(result: { params: object; results: object; engine: object }): void;
+  emit(result: { params: object; results: object; engine: object; via: string }): void;
 }
 
 export interface Environment {
@@ -44,10 +44,11 @@ export function createReporter(bench: string, scale: number): Reporter {
     progress(line) {
       process.stderr.write(`[${bench} +${(elapsed() / 1000).toFixed(1)}s] ${line}\n`);
     },
-    emit({ params, results, engine }) {
+    emit({ params, results, engine, via }) {
       const line = JSON.stringify({
         bench,
         engine,
+        via,
         params,
         results,
         environment: environment(scale, loadAtStart),

@@ -5,6 +5,7 @@ import { freePort, startStack } from "@quarry/local-stack";
 import type { StackSettings } from "./bench.ts";
 import { attachedEngine, describeEngine, type EngineReport, openBenchDatabase } from "./engine.ts";
 import type { HttpClient } from "./http.ts";
+import { apiWorkerSocket } from "./worker-socket.ts";
 
 /**
  * The stack a benchmark runs against (docs/architecture.md#benchmarks): its own local stack on a
@@ -13,6 +14,12 @@ import type { HttpClient } from "./http.ts";
  */
 export interface Target {
   baseUrl: string;
+  /**
+   * how requests reach the api worker: through `wrangler dev`'s proxy (the default), or
+   * straight to the worker's own socket (`BENCH_VIA=worker`, started stacks only; see
+   * worker-socket.ts)
+   */
+  via: "wrangler-proxy" | "worker-socket";
   adminToken: string;
   /** the stack's Postgres; undefined when attached to a stack without DATABASE_URL */
   databaseUrl: string | undefined;
@@ -40,13 +47,17 @@ export async function openTarget(
   progress: (line: string) => void,
   settings: StackSettings = {},
 ): Promise<Target> {
+  const via = benchVia(env);
   if (env.BASE) {
+    if (via === "worker-socket")
+      throw new TargetConfigError("BENCH_VIA=worker needs a started stack: unset BASE");
     if (!env.ADMIN_TOKEN) throw new TargetConfigError("BASE is set: set ADMIN_TOKEN too");
     progress(`attached to ${env.BASE}${env.DATABASE_URL ? " (with DATABASE_URL)" : ""}`);
     const engine = await attachedEngine(env.DATABASE_URL || undefined);
     return {
       engine,
       baseUrl: env.BASE.replace(/\/+$/, ""),
+      via: "wrangler-proxy",
       adminToken: env.ADMIN_TOKEN,
       databaseUrl: env.DATABASE_URL || undefined,
       mode: "attached",
@@ -76,9 +87,14 @@ export async function openTarget(
     `engine: ${engine.name}${engine.version ? ` (${engine.version.split(" on ")[0]}, pgvector ${engine.pgvector})` : ""}`,
   );
 
+  const baseUrl = via === "worker-socket" ? await apiWorkerSocket(stack.baseUrl) : stack.baseUrl;
+  if (via === "worker-socket")
+    progress(`BENCH_VIA=worker: requests go to ${baseUrl}, the api worker's own socket`);
+
   let closing: Promise<void> | undefined;
   return {
-    baseUrl: stack.baseUrl,
+    baseUrl,
+    via,
     adminToken: stack.adminToken,
     databaseUrl: stack.databaseUrl,
     mode: "started",
@@ -94,6 +110,13 @@ export async function openTarget(
       return closing;
     },
   };
+}
+
+function benchVia(env: NodeJS.ProcessEnv): Target["via"] {
+  const raw = env.BENCH_VIA ?? "proxy";
+  if (raw === "proxy") return "wrangler-proxy";
+  if (raw === "worker") return "worker-socket";
+  throw new TargetConfigError(`BENCH_VIA must be 'proxy' or 'worker', got '${raw}'`);
 }
 
 export interface Tenant {

@@ -552,6 +552,10 @@ export interface components {
                 recall_at_10: number | null;
                 /** @description Vectors in the graph when ef_search was measured; null until measured. */
                 measured_rows: number | null;
+                /** @description HNSW links per vector (pgvector's m) the graph was built with, chosen by the embedding model's family when the dataset was created: 24 for local/*, whose hash vectors need a denser graph, 16 (pgvector's default) for trained models. */
+                m: number;
+                /** @description HNSW candidate list size while linking (pgvector's ef_construction) the graph was built with: 128 for local/*, 64 (pgvector's default) for trained models. */
+                ef_construction: number;
             };
         };
         Document: {

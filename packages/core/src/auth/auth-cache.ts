@@ -1,8 +1,9 @@
+import type { DatasetRecord } from "../datasets/dataset-view.ts";
 import type { EndpointRecord } from "../endpoints/endpoint-view.ts";
 import type { Caller } from "./authenticate-api-key.ts";
 
 export interface AuthCacheOptions {
-  /** how long a verified key (or a loaded endpoint) is trusted without asking the database */
+  /** how long a verified key (or a loaded endpoint or dataset) is trusted without the database */
   ttlMs: number;
   /** entries kept per kind; the oldest goes first */
   maxEntries?: number;
@@ -16,19 +17,21 @@ interface Entry<T> {
 }
 
 /**
- * Verified API keys and endpoint configurations, kept for a few seconds in the isolate that
- * loaded them, so a completion can call its model without first waiting for the database
- * (on Workers every request opens its own connection, which alone costs more than the
- * latency budget before the first token).
+ * Verified API keys, endpoint configurations and dataset records, kept for a few seconds in
+ * the isolate that loaded them, so a completion can call its model, and a search run its one
+ * statement, without first waiting for the database (on Workers each statement is a round
+ * trip of its own; the first alone costs more than the latency budget before the first token).
  *
- * The cost is a bounded staleness window: a key revoked, or an endpoint changed or deleted,
- * through another isolate is still honoured there for at most `ttlMs`. The isolate that made
- * the change forgets the entry at once (`forget*`), and failed lookups are never cached, so a
- * new key works immediately. A `ttlMs` of 0 turns the cache off.
+ * The cost is a bounded staleness window: a key revoked, an endpoint changed or deleted, or a
+ * dataset deleted (or its `ef_search` measured), through another isolate is still honoured
+ * there for at most `ttlMs` — a search of a dataset deleted meanwhile finds no rows. The
+ * isolate that made the change forgets the entry at once (`forget*`), and failed lookups are
+ * never cached, so a new key works immediately. A `ttlMs` of 0 turns the cache off.
  */
 export class AuthCache {
   private readonly callers = new Map<string, Entry<Caller>>();
   private readonly endpoints = new Map<string, Entry<EndpointRecord>>();
+  private readonly datasets = new Map<string, Entry<DatasetRecord>>();
   private readonly maxEntries: number;
   private readonly now: () => number;
   /** counts `forget*` calls: a record read before one may predate the change it forgot */
@@ -66,6 +69,19 @@ export class AuthCache {
 
   rememberEndpoint(endpoint: EndpointRecord, readAt: number): void {
     this.remember(this.endpoints, endpoint.id, endpoint, readAt);
+  }
+
+  dataset(datasetId: string): DatasetRecord | undefined {
+    return this.fresh(this.datasets, datasetId);
+  }
+
+  rememberDataset(dataset: DatasetRecord, readAt: number): void {
+    this.remember(this.datasets, dataset.id, dataset, readAt);
+  }
+
+  forgetDataset(datasetId: string): void {
+    this.forgets++;
+    this.datasets.delete(datasetId);
   }
 
   forgetKey(keyId: string): void {

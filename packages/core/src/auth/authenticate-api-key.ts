@@ -63,6 +63,9 @@ export async function authenticateWithDataset(
   if (cached?.endpointFromCache && row.endpoint) {
     cached.cache.rememberEndpoint(row.endpoint, readAt);
   }
+  if (cached?.datasetFromCache && row.dataset) {
+    cached.cache.rememberDataset(row.dataset, readAt);
+  }
   return { caller, dataset: row.dataset, endpoint: row.endpoint };
 }
 
@@ -75,17 +78,28 @@ export interface CachedAuth {
    * routes read and change the record itself, so they always load it.
    */
   endpointFromCache: boolean;
+  /**
+   * Only a search may: it reads the dataset's rows as they are, and what it takes from the
+   * record (model, dimensions, columns, `ef_search`) changes only with the dataset's deletion
+   * or a new measurement. Everything else loads the record.
+   */
+  datasetFromCache?: boolean;
 }
 
 /** A request answerable from the cache alone: a known key, and no record it must load. */
 function fromCache(
-  { cache, endpointFromCache }: CachedAuth,
+  { cache, endpointFromCache, datasetFromCache }: CachedAuth,
   hash: string,
   datasetId: string | undefined,
   endpointId: string | undefined,
 ) {
   const caller = cache.caller(hash);
-  if (!caller || datasetId !== undefined) return undefined;
+  if (!caller) return undefined;
+  if (datasetId !== undefined) {
+    const dataset =
+      datasetFromCache && endpointId === undefined ? cache.dataset(datasetId) : undefined;
+    return dataset ? { caller, dataset, endpoint: null } : undefined;
+  }
   if (endpointId === undefined) return { caller, dataset: null, endpoint: null };
   const endpoint = endpointFromCache ? cache.endpoint(endpointId) : undefined;
   return endpoint ? { caller, dataset: null, endpoint } : undefined;

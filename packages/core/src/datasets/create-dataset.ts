@@ -1,6 +1,7 @@
 import { type ColumnDefinition, datasets } from "@quarry/db";
 import { embeddingDimensions, isSupportedEmbeddingModel } from "@quarry/providers";
 import { createSearchIndexes } from "../search/search-indexes.ts";
+import { defaultVectorGraph } from "../search/vector-search-tuning.ts";
 import type { ProjectContext } from "../shared/context.ts";
 import { BadRequestError } from "../shared/errors.ts";
 import { newId } from "../shared/ids.ts";
@@ -36,6 +37,7 @@ export async function createDataset(
     );
   }
 
+  const graph = defaultVectorGraph(embeddingModel);
   const row = await ctx.db.transaction(async (tx) => {
     const [inserted] = await tx
       .insert(datasets)
@@ -48,6 +50,8 @@ export async function createDataset(
         metadataColumns,
         embeddingModel,
         dimensions,
+        graphM: graph.m,
+        graphEfConstruction: graph.efConstruction,
       })
       .returning();
     if (!inserted) throw new Error("insert returned no dataset");

@@ -9,7 +9,7 @@ import { requireDataset } from "./require-dataset.ts";
  * One dataset, with the state of its vector index: how many rows wait for the graph, and the
  * HNSW candidate list size its searches use — measured on its graph (`recall_at_10` at that
  * size, over `measured_rows` graph vectors), or the model family's default until then (both
- * null).
+ * null) — and the parameters its graph was built with.
  */
 export interface DatasetDetailView extends DatasetView {
   vector_index: {
@@ -17,6 +17,8 @@ export interface DatasetDetailView extends DatasetView {
     ef_search: number;
     recall_at_10: number | null;
     measured_rows: number | null;
+    m: number;
+    ef_construction: number;
   };
 }
 
@@ -35,6 +37,8 @@ export async function getDataset(
       recall_at_10:
         record.efSearchRecall === null ? null : Math.round(record.efSearchRecall * 10_000) / 10_000,
       measured_rows: record.efSearchRows,
+      m: record.graphM,
+      ef_construction: record.graphEfConstruction,
     },
   };
 }

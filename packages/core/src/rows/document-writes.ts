@@ -135,11 +135,18 @@ async function createWithRows(
       ${rowsInsertStatement(projectId, dataset, document, prepared, sql`exists (select 1 from doc)`)}
     )
     select (select count(*) from doc)::int as created,
-           (select coalesce(array_agg(id), '{}') from written) as ids`),
+           (select coalesce(string_agg(id::text, ','), '') from written) as ids`),
   )) as unknown as {
-    rows: { created: number; ids: (string | number)[] }[];
+    rows: { created: number; ids: string }[];
   };
   const [row] = result.rows;
   if (!row || Number(row.created) === 0) return null;
-  return rowViews(dataset, document, prepared, row.ids.map(Number));
+  // The ids as one text, not a bigint[]: the drivers' array parser reads a 100-id array a
+  // character at a time (~1 ms of a request's CPU in a Worker); splitting a string does not.
+  return rowViews(
+    dataset,
+    document,
+    prepared,
+    row.ids === "" ? [] : row.ids.split(",").map(Number),
+  );
 }

@@ -26,8 +26,11 @@ export const EF_SEARCH_CALIBRATION = {
    * graph growing until the next measurement.
    */
   targetRecall: 0.97,
-  /** list sizes tried, smallest first (pgvector's default is 40, its ceiling 1,000) */
-  ladder: [40, 64, 100, 160, 250, 400, 640, MAX_EF_SEARCH],
+  /**
+   * list sizes tried, smallest first (pgvector's default is 40, its ceiling 1,000), about
+   * 25 % apart: a search's cost grows with the list, so a coarse step overshoots by as much
+   */
+  ladder: [40, 64, 100, 128, 160, 200, 250, 320, 400, 500, 640, 800, MAX_EF_SEARCH],
 } as const;
 
 export type EfSearchCalibration =

@@ -6,18 +6,19 @@ import type { DatasetRecord } from "../datasets/dataset-view.ts";
  * A dataset's search structures, created and dropped with it (inside the caller's
  * transaction): its keyword statistics row, which the row triggers keep up to date, and its
  * vector index — HNSW (cosine) over `embedding` cast to the dataset's dimensions, partial on the
- * dataset. Per-dataset graphs keep a small dataset's searches independent of a large
+ * dataset, built with the dataset's `m` and `ef_construction`. Per-dataset graphs keep a small dataset's searches independent of a large
  * neighbour, and let datasets of different dimensions share one column. The DDL lives in SQL
  * functions (migration `search_triggers`) so identifiers and literals are quoted by Postgres.
  * Triggers and functions: packages/db/README.md.
  */
 export async function createSearchIndexes(
   db: Database,
-  dataset: Pick<DatasetRecord, "id" | "dimensions">,
+  dataset: Pick<DatasetRecord, "id" | "dimensions" | "graphM" | "graphEfConstruction">,
 ): Promise<void> {
   await db.insert(keywordDatasets).values({ datasetId: dataset.id }).onConflictDoNothing();
   await db.execute(
-    sql`select quarry_create_vector_index(${dataset.id}, ${dataset.dimensions}::int)`,
+    sql`select quarry_create_vector_index(${dataset.id}, ${dataset.dimensions}::int,
+      ${dataset.graphM}::int, ${dataset.graphEfConstruction}::int)`,
   );
 }
 

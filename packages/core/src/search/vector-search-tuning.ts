@@ -26,11 +26,10 @@ export const EF_SEARCH_DEFAULTS = {
    * `local/*` — the offline hash embedder: each word hashed into signed buckets, so a vector
    * is a bag of words, not a meaning. Texts that share no words are orthogonal, there is no
    * low-dimensional structure for the graph to follow, and a short query's neighbours are many
-   * near-ties spread through the graph: the list must be long. Measured on the search
-   * benchmark's corpus (384-d, m = 16, ef_construction = 64, native PostgreSQL), its
-   * three-word queries reach recall@10 0.97 at 400 on 50k rows (0.94 on 100k); calibration
-   * picks 40 at 1–2k rows, 160 at 5k, 250 at 10k, 400 at 20k, 640 at 50k, 1,000 at 100k.
-   * Below 1,000 vectors any list of 40+ walks most of the graph.
+   * near-ties spread through the graph: the list must be long. Below 1,000 vectors any list
+   * of 40+ walks most of the graph; from there on calibration measures it (on the search
+   * benchmark's corpus with `VECTOR_GRAPH_DEFAULTS.local`, 1,000 at 100k rows, where short
+   * phrases reach recall@10 0.97).
    */
   local: 400,
   /**
@@ -45,9 +44,48 @@ export const EF_SEARCH_DEFAULTS = {
 
 /** The family default for a model id (`provider/model`). */
 export function defaultEfSearch(embeddingModel: string): number {
-  return embeddingModel.startsWith("local/")
-    ? EF_SEARCH_DEFAULTS.local
-    : EF_SEARCH_DEFAULTS.trained;
+  return EF_SEARCH_DEFAULTS[modelFamily(embeddingModel)];
+}
+
+/** How HNSW links a graph's vectors: pgvector's `m` and `ef_construction`. */
+export interface VectorGraphParameters {
+  m: number;
+  efConstruction: number;
+}
+
+/**
+ * The HNSW build parameters of a new dataset's graph, by embedding model family. A denser
+ * graph (more links per vector, `m`; a longer candidate list while linking, `ef_construction`)
+ * costs more to build and needs a shorter list at search time for the same recall.
+ */
+export const VECTOR_GRAPH_DEFAULTS: Record<ModelFamily, VectorGraphParameters> = {
+  /**
+   * `local/*`: its near-ties need a dense graph. Measured on 100k vectors of the search
+   * benchmark's corpus (native PostgreSQL, bulk-built graphs), recall@10 at list sizes 200 /
+   * 1,000 for two kinds of query: three topic words (the benchmark's) and 3–6 consecutive
+   * words of a stored text (calibration's, far harder: many near-ties):
+   * - m 16 / ef_construction 64 (pgvector's defaults): topic 0.89 / 0.978, phrase 0.63 / 0.90;
+   * - m 24 / ef_construction 128: topic 0.968 / 0.998, phrase 0.845 / 0.968; built 2.2× slower;
+   * - m 24 / ef_construction 200: topic 0.978 / 0.997, phrase 0.855 / 0.97; 3.2× slower;
+   * - m 32 / ef_construction 80: topic 0.975 at 200, but grown row by row (as the backlog
+   *   indexer grows it) phrase 0.94 at 1,000: a candidate list barely longer than the 64
+   *   links it fills picks poor links.
+   * A search at a given list size costs ~1.3× more on the denser graph.
+   */
+  local: { m: 24, efConstruction: 128 },
+  /** trained embeddings: pgvector's defaults, which their published recall figures use */
+  trained: { m: 16, efConstruction: 64 },
+};
+
+/** The family default for a model id (`provider/model`). */
+export function defaultVectorGraph(embeddingModel: string): VectorGraphParameters {
+  return VECTOR_GRAPH_DEFAULTS[modelFamily(embeddingModel)];
+}
+
+type ModelFamily = "local" | "trained";
+
+function modelFamily(embeddingModel: string): ModelFamily {
+  return embeddingModel.startsWith("local/") ? "local" : "trained";
 }
 
 /** The list size a dataset's searches use: its measured value, else its family's default. */

@@ -38,6 +38,14 @@ export const datasets = pgTable(
     /** vectors in the dataset's graph when it was measured */
     efSearchRows: integer("ef_search_rows"),
     efSearchMeasuredAt: timestamp("ef_search_measured_at", { withTimezone: true, mode: "date" }),
+    /**
+     * The HNSW build parameters of the dataset's graph (`m`, `ef_construction`), chosen by
+     * its embedding model's family when it is created (`vector-search-tuning.ts`). Datasets
+     * created before they were chosen have pgvector's defaults, 16 and 64, which their
+     * graphs were built with.
+     */
+    graphM: integer("graph_m").notNull().default(16),
+    graphEfConstruction: integer("graph_ef_construction").notNull().default(64),
     createdAt: createdAt(),
   },
   (t) => [index("datasets_project_created_idx").on(t.projectId, t.createdAt, t.id)],

@@ -13,6 +13,13 @@ if (!Number.isInteger(port) || port < 1 || port > 65535) {
   console.error(`PORT must be a TCP port, got ${env.PORT}`);
   process.exit(2);
 }
+// The api worker refuses a shorter token on every request; said here, the start fails at
+// once instead of waiting two minutes for a /health that never answers.
+const ADMIN_TOKEN_MIN_LENGTH = 16;
+if (env.ADMIN_TOKEN && env.ADMIN_TOKEN.length < ADMIN_TOKEN_MIN_LENGTH) {
+  console.error(`ADMIN_TOKEN must be at least ${ADMIN_TOKEN_MIN_LENGTH} characters`);
+  process.exit(2);
+}
 
 const stack = await startStack({
   port,

@@ -24,6 +24,7 @@ export const requireApiKey = createMiddleware<HonoEnv>(async (c, next) => {
     {
       cache: services.authCache,
       endpointFromCache: c.req.method === "POST" && COMPLETION_PATH.test(c.req.path),
+      datasetFromCache: c.req.method === "POST" && SEARCH_PATH.test(c.req.path),
     },
   );
   c.set("caller", caller);
@@ -37,6 +38,8 @@ export const requireApiKey = createMiddleware<HonoEnv>(async (c, next) => {
 
 const DATASET_PATH = /^\/api\/datasets\/([^/]+)/;
 const ENDPOINT_PATH = /^(?:\/api)?\/endpoints\/([^/]+)/;
+const SEARCH_PATH =
+  /^\/api\/datasets\/[^/]+\/(?:search|search-documents|document-filtered-search)$/;
 const COMPLETION_PATH = /^(?:\/api)?\/endpoints\/[^/]+(?:\/chat)?\/completions$/;
 
 /**

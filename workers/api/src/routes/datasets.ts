@@ -81,6 +81,7 @@ export function registerDatasets(app: OpenAPIHono<HonoEnv>) {
   });
   app.openapi(deleteDatasetRoute, async (c) => {
     await deleteDataset(c.var.project, c.req.valid("param").id, c.var.services.files);
+    c.var.services.authCache.forgetDataset(c.req.valid("param").id);
     return c.body(null, 204);
   });
 }

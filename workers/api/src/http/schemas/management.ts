@@ -90,6 +90,18 @@ export const DatasetDetailSchema = DatasetSchema.extend({
         .int()
         .nullable()
         .describe("Vectors in the graph when ef_search was measured; null until measured."),
+      m: z
+        .number()
+        .int()
+        .describe(
+          "HNSW links per vector (pgvector's m) the graph was built with, chosen by the embedding model's family when the dataset was created: 24 for local/*, whose hash vectors need a denser graph, 16 (pgvector's default) for trained models.",
+        ),
+      ef_construction: z
+        .number()
+        .int()
+        .describe(
+          "HNSW candidate list size while linking (pgvector's ef_construction) the graph was built with: 128 for local/*, 64 (pgvector's default) for trained models.",
+        ),
     })
     .describe("State of the dataset's vector index"),
 }).openapi("DatasetDetail");
