@@ -19,6 +19,7 @@ import {
   SemanticSearch,
   searchRows,
   upsertRows,
+  VECTOR_GRAPH_DEFAULTS,
 } from "../src/index.ts";
 import { useFreshDatabase } from "./support/database.ts";
 import { createTenant } from "./support/tenant.ts";
@@ -137,6 +138,8 @@ describe("ef_search calibration", () => {
       ef_search: EF_SEARCH_DEFAULTS.local,
       recall_at_10: null,
       measured_rows: null,
+      m: VECTOR_GRAPH_DEFAULTS.local.m,
+      ef_construction: VECTOR_GRAPH_DEFAULTS.local.efConstruction,
     });
 
     await growTo(ctx, id, 900, 2000);
@@ -164,6 +167,8 @@ describe("ef_search calibration", () => {
       ef_search: first.efSearch,
       recall_at_10: first.recall,
       measured_rows: 2000,
+      m: VECTOR_GRAPH_DEFAULTS.local.m,
+      ef_construction: VECTOR_GRAPH_DEFAULTS.local.efConstruction,
     });
     // What the stored size gives searches, by queries and an exact ranking of our own.
     expect(await independentRecall(ctx, id, 20)).toBeGreaterThanOrEqual(0.93);
