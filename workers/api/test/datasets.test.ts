@@ -31,8 +31,8 @@ describe("datasets API", () => {
         ef_search: 400,
         recall_at_10: null,
         measured_rows: null,
-        m: 24,
-        ef_construction: 128,
+        m: 16,
+        ef_construction: 64,
       },
     });
     expect((await call("/api/datasets", { token: key })).body).toEqual([created.body]);

@@ -552,9 +552,9 @@ export interface components {
                 recall_at_10: number | null;
                 /** @description Vectors in the graph when ef_search was measured; null until measured. */
                 measured_rows: number | null;
-                /** @description HNSW links per vector (pgvector's m) the graph was built with, chosen by the embedding model's family when the dataset was created: 24 for local/*, whose hash vectors need a denser graph, 16 (pgvector's default) for trained models. */
+                /** @description HNSW links per vector (pgvector's m) the graph was built with, chosen by the embedding model's family when the dataset was created (today 16, pgvector's default, for every family). */
                 m: number;
-                /** @description HNSW candidate list size while linking (pgvector's ef_construction) the graph was built with: 128 for local/*, 64 (pgvector's default) for trained models. */
+                /** @description HNSW candidate list size while linking (pgvector's ef_construction) the graph was built with (today 64, pgvector's default, for every family). */
                 ef_construction: number;
             };
         };

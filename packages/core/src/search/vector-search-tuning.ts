@@ -28,8 +28,7 @@ export const EF_SEARCH_DEFAULTS = {
    * low-dimensional structure for the graph to follow, and a short query's neighbours are many
    * near-ties spread through the graph: the list must be long. Below 1,000 vectors any list
    * of 40+ walks most of the graph; from there on calibration measures it (on the search
-   * benchmark's corpus with `VECTOR_GRAPH_DEFAULTS.local`, 1,000 at 100k rows, where short
-   * phrases reach recall@10 0.97).
+   * benchmark's corpus, 160 at 3k rows, 1,000 at 100k rows).
    */
   local: 400,
   /**
@@ -60,19 +59,21 @@ export interface VectorGraphParameters {
  */
 export const VECTOR_GRAPH_DEFAULTS: Record<ModelFamily, VectorGraphParameters> = {
   /**
-   * `local/*`: its near-ties need a dense graph. Measured on 100k vectors of the search
-   * benchmark's corpus (native PostgreSQL, bulk-built graphs), recall@10 at list sizes 200 /
-   * 1,000 for two kinds of query: three topic words (the benchmark's) and 3–6 consecutive
-   * words of a stored text (calibration's, far harder: many near-ties):
-   * - m 16 / ef_construction 64 (pgvector's defaults): topic 0.89 / 0.978, phrase 0.63 / 0.90;
+   * `local/*`: pgvector's defaults, although its near-ties would want a denser graph.
+   * Measured on 100k vectors of the search benchmark's corpus (native PostgreSQL, bulk-built
+   * graphs), recall@10 at list sizes 200 / 1,000 for two kinds of query: three topic words
+   * (the benchmark's) and 3–6 consecutive words of a stored text (calibration's, far harder):
+   * - m 16 / ef_construction 64: topic 0.89 / 0.978, phrase 0.63 / 0.90;
    * - m 24 / ef_construction 128: topic 0.968 / 0.998, phrase 0.845 / 0.968; built 2.2× slower;
    * - m 24 / ef_construction 200: topic 0.978 / 0.997, phrase 0.855 / 0.97; 3.2× slower;
    * - m 32 / ef_construction 80: topic 0.975 at 200, but grown row by row (as the backlog
-   *   indexer grows it) phrase 0.94 at 1,000: a candidate list barely longer than the 64
-   *   links it fills picks poor links.
-   * A search at a given list size costs ~1.3× more on the denser graph.
+   *   indexer grows it) phrase 0.94 at 1,000: a list barely longer than the 64 links it fills.
+   * Calibration's phrases need the ceiling (1,000) on every one of them at 100k, where the
+   * denser graph costs ~1.2× more a search; and `pnpm dev`'s embedded Postgres, where this
+   * family is used, grew 24 / 128 graphs half as fast and took 22 % longer to make a 4 MB CSV
+   * ready (the indexer shares its one connection). The dev embedder keeps the cheap graph.
    */
-  local: { m: 24, efConstruction: 128 },
+  local: { m: 16, efConstruction: 64 },
   /** trained embeddings: pgvector's defaults, which their published recall figures use */
   trained: { m: 16, efConstruction: 64 },
 };

@@ -94,13 +94,13 @@ export const DatasetDetailSchema = DatasetSchema.extend({
         .number()
         .int()
         .describe(
-          "HNSW links per vector (pgvector's m) the graph was built with, chosen by the embedding model's family when the dataset was created: 24 for local/*, whose hash vectors need a denser graph, 16 (pgvector's default) for trained models.",
+          "HNSW links per vector (pgvector's m) the graph was built with, chosen by the embedding model's family when the dataset was created (today 16, pgvector's default, for every family).",
         ),
       ef_construction: z
         .number()
         .int()
         .describe(
-          "HNSW candidate list size while linking (pgvector's ef_construction) the graph was built with: 128 for local/*, 64 (pgvector's default) for trained models.",
+          "HNSW candidate list size while linking (pgvector's ef_construction) the graph was built with (today 64, pgvector's default, for every family).",
         ),
     })
     .describe("State of the dataset's vector index"),
