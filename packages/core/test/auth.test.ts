@@ -9,23 +9,16 @@ import {
   createDataset,
   createEndpoint,
   deleteDataset,
-  type FileStore,
   isAdminToken,
   revokeApiKey,
   UnauthorizedError,
 } from "../src/index.ts";
 import { constantTimeEqual } from "../src/shared/crypto.ts";
 import { useFreshDatabase } from "./support/database.ts";
+import { noFiles } from "./support/no-files.ts";
 import { createTenant } from "./support/tenant.ts";
 
 const database = useFreshDatabase();
-
-/** The dataset's files are not what these tests are about. */
-const noFiles: FileStore = {
-  put: async () => {},
-  delete: async () => {},
-  deletePrefix: async () => {},
-};
 
 describe("API keys", () => {
   it("authenticates a new key to its project", async () => {

@@ -1,5 +1,4 @@
-import { descendantProcesses } from "../benches/ingest/process-memory.ts";
-import { listeningPorts } from "./listening-ports.ts";
+import { descendantProcesses, listeningPorts } from "./processes.ts";
 
 /**
  * The api worker's own HTTP socket in a started stack, for `BENCH_VIA=worker`.

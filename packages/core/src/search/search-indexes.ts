@@ -6,8 +6,9 @@ import type { DatasetRecord } from "../datasets/dataset-view.ts";
  * A dataset's search structures, created and dropped with it (inside the caller's
  * transaction): its keyword statistics row, which the row triggers keep up to date, and its
  * vector index — HNSW (cosine) over `embedding` cast to the dataset's dimensions, partial on the
- * dataset, built with the dataset's `m` and `ef_construction`. Per-dataset graphs keep a small dataset's searches independent of a large
- * neighbour, and let datasets of different dimensions share one column. The DDL lives in SQL
+ * dataset, built with the dataset's `m` and `ef_construction`. Per-dataset graphs keep a small
+ * dataset's searches independent of a large neighbour, and let datasets of different
+ * dimensions share one column. The DDL lives in SQL
  * functions (migration `search_triggers`) so identifiers and literals are quoted by Postgres.
  * Triggers and functions: packages/db/README.md.
  */

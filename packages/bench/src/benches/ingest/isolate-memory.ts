@@ -1,6 +1,6 @@
 import WebSocket from "ws";
-import { listeningPorts } from "../../harness/listening-ports.ts";
-import { descendantProcesses, mb } from "./process-memory.ts";
+import { descendantProcesses, listeningPorts } from "../../harness/processes.ts";
+import { mb } from "./process-memory.ts";
 
 /**
  * The memory of one Worker's V8 isolate, read through workerd's inspector

@@ -1,37 +1,5 @@
-import { readdir, readFile } from "node:fs/promises";
-
-export interface ProcessInfo {
-  pid: number;
-  ppid: number;
-  /** the command name (`/proc/<pid>/stat`'s comm), e.g. "workerd", "node" */
-  name: string;
-}
-
-/** Every descendant of this process (the stack's wrangler and its workerd children). */
-export async function descendantProcesses(): Promise<ProcessInfo[]> {
-  const all: ProcessInfo[] = [];
-  for (const entry of await readdir("/proc")) {
-    if (!/^\d+$/.test(entry)) continue;
-    try {
-      const stat = await readFile(`/proc/${entry}/stat`, "utf8");
-      // "pid (comm) state ppid …": comm may contain spaces, so split after the last ')'
-      const close = stat.lastIndexOf(")");
-      const name = stat.slice(stat.indexOf("(") + 1, close);
-      const ppid = Number(stat.slice(close + 2).split(" ")[1]);
-      all.push({ pid: Number(entry), ppid, name });
-    } catch {
-      // the process ended while we looked
-    }
-  }
-  const parents = new Map(all.map((p) => [p.pid, p.ppid]));
-  const isDescendant = (pid: number) => {
-    for (let p = parents.get(pid); p !== undefined && p > 1; p = parents.get(p)) {
-      if (p === process.pid) return true;
-    }
-    return false;
-  };
-  return all.filter((p) => isDescendant(p.pid));
-}
+import { readFile } from "node:fs/promises";
+import { descendantProcesses } from "../../harness/processes.ts";
 
 /** Resident set size of `pid` in bytes; undefined when it is gone. */
 export async function rssOf(pid: number): Promise<number | undefined> {

@@ -1,5 +1,6 @@
 import { readFile } from "node:fs/promises";
-import { descendantProcesses, rssOf } from "../ingest/process-memory.ts";
+import { descendantProcesses } from "../../harness/processes.ts";
+import { rssOf } from "../ingest/process-memory.ts";
 
 /**
  * Resident memory of the processes a load run involves, at its start, its peak and its end:
