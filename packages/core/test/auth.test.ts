@@ -9,9 +9,14 @@ import {
   createDataset,
   createEndpoint,
   deleteDataset,
+  deleteRow,
   isAdminToken,
+  requireDataset,
   revokeApiKey,
   UnauthorizedError,
+  updateRow,
+  upsertRows,
+  writeRowsOfDocument,
 } from "../src/index.ts";
 import { constantTimeEqual } from "../src/shared/crypto.ts";
 import { useFreshDatabase } from "./support/database.ts";
@@ -222,5 +227,39 @@ describe("admin token and comparison", () => {
     expect(constantTimeEqual("abc", "abc")).toBe(true);
     expect(constantTimeEqual("abc", "abd")).toBe(false);
     expect(constantTimeEqual("abc", "abcd")).toBe(false);
+  });
+});
+
+describe("row writes on a cached dataset record", () => {
+  // The api isolate lets E8 and E11–E14 run on its cached dataset record: a dataset deleted in
+  // another isolate must still be a 404 with nothing written, because each write locks the
+  // dataset's row itself (packages/db/CONCURRENCY.md).
+  it("writes nothing to a dataset deleted behind the record, and answers 404", async () => {
+    const { ctx } = await createTenant(database.db);
+    const dataset = await createDataset(ctx, { name: "d" }, { embeddingModel: "local/hash" });
+    const written = await upsertRows(ctx, dataset.id, {
+      document_id: "doc",
+      rows: [{ data: { text: "stored before the delete" } }],
+    });
+    const rowId = String(written.rows[0]?.id);
+    const record = await requireDataset(ctx, dataset.id);
+    await deleteDataset(ctx, dataset.id, noFiles);
+    const stale = () => ({ ...ctx, loaded: new Map([[`dataset:${dataset.id}`, record]]) });
+    const rows = [{ data: { text: "written after the delete" } }];
+    const writes = {
+      "E11 new document": () => upsertRows(stale(), dataset.id, { rows }),
+      "E11 replacement": () => upsertRows(stale(), dataset.id, { document_id: "doc", rows }),
+      E12: () => writeRowsOfDocument(stale(), dataset.id, "doc", { rows }, "replace"),
+      E13: () => writeRowsOfDocument(stale(), dataset.id, "doc", { rows }, "append"),
+      E8: () => updateRow(stale(), dataset.id, rowId, { data: { text: "changed" } }),
+      E14: () => deleteRow(stale(), dataset.id, rowId),
+    };
+    for (const [name, write] of Object.entries(writes)) {
+      await expect(write(), name).rejects.toMatchObject({ code: "not_found" });
+    }
+    const left = await database.db.execute(sql`
+      select (select count(*) from rows where dataset_id = ${dataset.id})::int as rows,
+             (select count(*) from documents where dataset_id = ${dataset.id})::int as documents`);
+    expect((left as unknown as { rows: unknown[] }).rows[0]).toEqual({ rows: 0, documents: 0 });
   });
 });

@@ -79,9 +79,10 @@ export interface CachedAuth {
    */
   endpointFromCache: boolean;
   /**
-   * Only a search may: it reads the dataset's rows as they are, and what it takes from the
-   * record (model, dimensions, columns, `ef_search`) changes only with the dataset's deletion
-   * or a new measurement. Everything else loads the record.
+   * Searches and row writes may: what they take from the record (model, dimensions, columns,
+   * `ef_search`) changes only with the dataset's deletion or a new measurement; a search reads
+   * the rows as they are, and a write locks the dataset's row itself, so a deletion the cache
+   * has not seen is still a 404 with nothing written. Everything else loads the record.
    */
   datasetFromCache?: boolean;
 }

@@ -7,9 +7,19 @@ import { upstreamFailure } from "../shared/upstream-failure.ts";
 export const EMBEDDING_BATCH_SIZE = 128;
 
 /**
- * Embeds texts with the dataset's model, in batches, with the provider layer's retry and
- * backoff on rate limits and 5xx. All or nothing: a provider that stays down is an
- * `upstream_error` and the caller writes no row, so nothing is stored half-embedded.
+ * Provider calls in flight at once for one `embedTexts`. A remote model answers a batch in
+ * hundreds of milliseconds, so an ingest slice's 16 batches one after another would spend
+ * seconds waiting where its database work takes a fraction of one; four at a time stays
+ * inside a Worker's six simultaneous connections and is a load providers' rate limits expect
+ * (a 429 is retried with backoff by the provider layer).
+ */
+export const EMBEDDING_CONCURRENCY = 4;
+
+/**
+ * Embeds texts with the dataset's model, in batches (up to `EMBEDDING_CONCURRENCY` at once,
+ * the vectors in input order), with the provider layer's retry and backoff on rate limits and
+ * 5xx. All or nothing: a provider that stays down is an `upstream_error` and the caller writes
+ * no row, so nothing is stored half-embedded.
  */
 export async function embedTexts(
   ctx: ProjectContext,
@@ -22,33 +32,70 @@ export async function embedTexts(
     const embedder = createEmbedder(dataset.embeddingModel, ctx.providers ?? {}, {
       dimensions: dataset.dimensions,
     });
-    const vectors: number[][] = [];
+    const batches: string[][] = [];
     for (let i = 0; i < texts.length; i += EMBEDDING_BATCH_SIZE) {
-      const batch = texts.slice(i, i + EMBEDDING_BATCH_SIZE);
-      const embedded = await embedder.embed(batch, signal ? { signal } : {});
-      if (embedded.length !== batch.length) {
-        throw new ProviderError(
-          "upstream",
-          `returned ${embedded.length} vectors for ${batch.length} texts`,
-        );
-      }
-      for (const vector of embedded) {
-        if (vector.length !== dataset.dimensions) {
-          throw new ProviderError(
-            "upstream",
-            `returned ${vector.length} dimensions; the dataset stores ${dataset.dimensions}`,
-          );
-        }
-        if (!vector.every(storable)) {
-          throw new ProviderError("upstream", "returned a vector component pgvector cannot store");
-        }
-        vectors.push(vector);
-      }
+      batches.push(texts.slice(i, i + EMBEDDING_BATCH_SIZE));
     }
-    return vectors;
+    const embedded = await mapConcurrently(batches, EMBEDDING_CONCURRENCY, async (batch) =>
+      checkedVectors(await embedder.embed(batch, signal ? { signal } : {}), batch, dataset),
+    );
+    return embedded.flat();
   } catch (error) {
     throw upstreamFailure(error, `embedding with '${dataset.embeddingModel}'`);
   }
+}
+
+/** The provider's vectors for `batch`, refused unless there is one storable vector a text. */
+function checkedVectors(
+  vectors: number[][],
+  batch: string[],
+  dataset: Pick<DatasetRecord, "dimensions">,
+): number[][] {
+  if (vectors.length !== batch.length) {
+    throw new ProviderError(
+      "upstream",
+      `returned ${vectors.length} vectors for ${batch.length} texts`,
+    );
+  }
+  for (const vector of vectors) {
+    if (vector.length !== dataset.dimensions) {
+      throw new ProviderError(
+        "upstream",
+        `returned ${vector.length} dimensions; the dataset stores ${dataset.dimensions}`,
+      );
+    }
+    if (!vector.every(storable)) {
+      throw new ProviderError("upstream", "returned a vector component pgvector cannot store");
+    }
+  }
+  return vectors;
+}
+
+/**
+ * `map` with at most `limit` calls in flight, results in input order. The first failure
+ * rejects at once and no further item is started; calls already in flight run out.
+ */
+async function mapConcurrently<T, R>(
+  items: readonly T[],
+  limit: number,
+  map: (item: T) => Promise<R>,
+): Promise<R[]> {
+  const results = new Array<R>(items.length);
+  let next = 0;
+  let failed = false;
+  const lane = async () => {
+    while (!failed && next < items.length) {
+      const index = next++;
+      try {
+        results[index] = await map(items[index] as T);
+      } catch (error) {
+        failed = true;
+        throw error;
+      }
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, lane));
+  return results;
 }
 
 /** pgvector stores float4: finite and within its range. */

@@ -24,7 +24,7 @@ export const requireApiKey = createMiddleware<HonoEnv>(async (c, next) => {
     {
       cache: services.authCache,
       endpointFromCache: c.req.method === "POST" && COMPLETION_PATH.test(c.req.path),
-      datasetFromCache: c.req.method === "POST" && SEARCH_PATH.test(c.req.path),
+      datasetFromCache: mayUseCachedDataset(c.req.method, c.req.path),
     },
   );
   c.set("caller", caller);
@@ -40,7 +40,24 @@ const DATASET_PATH = /^\/api\/datasets\/([^/]+)/;
 const ENDPOINT_PATH = /^(?:\/api)?\/endpoints\/([^/]+)/;
 const SEARCH_PATH =
   /^\/api\/datasets\/[^/]+\/(?:search|search-documents|document-filtered-search)$/;
+/** E11 and E13 (POST), E12 (PATCH of a document), E8 and E14 (PATCH, DELETE of a row). */
+const ROW_WRITE_PATH = /^\/api\/datasets\/[^/]+\/(?:rows\/upsert|documents\/[^/]+\/rows)$/;
+const ROW_PATH = /^\/api\/datasets\/[^/]+\/rows\/[^/]+$/;
+const DOCUMENT_OR_ROW_PATH = /^\/api\/datasets\/[^/]+\/(?:documents|rows)\/[^/]+$/;
 const COMPLETION_PATH = /^(?:\/api)?\/endpoints\/[^/]+(?:\/chat)?\/completions$/;
+
+/**
+ * Routes that may run on the isolate's cached dataset record (`CachedAuth.datasetFromCache`):
+ * searches, and the row writes — each write locks the dataset's row in its own statement or
+ * transaction (packages/db/CONCURRENCY.md), so a dataset deleted in another isolate is a 404
+ * with nothing written, whatever the cache holds; what else they take from the record (model,
+ * dimensions, columns) never changes while it exists.
+ */
+function mayUseCachedDataset(method: string, path: string): boolean {
+  if (method === "POST") return SEARCH_PATH.test(path) || ROW_WRITE_PATH.test(path);
+  if (method === "PATCH") return DOCUMENT_OR_ROW_PATH.test(path);
+  return method === "DELETE" && ROW_PATH.test(path);
+}
 
 /**
  * The id to prefetch with the key, decoded as Hono decodes path parameters: a malformed
