@@ -84,7 +84,7 @@ describe("the isolate's auth cache", () => {
   it("answers a known key without the database until the entry expires", async () => {
     const { ctx, key } = await createTenant(database.db);
     const { clock, cache } = clockedCache(5_000);
-    const cached = { cache, endpointFromCache: false };
+    const cached = { cache, endpointFromCache: false, datasetFromCache: false };
     await authenticateWithDataset(database.db, key.key, undefined, undefined, cached);
     // Revoked behind the cache's back, as another isolate would: honoured until expiry.
     await database.db.update(apiKeys).set({ revokedAt: new Date() }).where(eq(apiKeys.id, key.id));
@@ -99,7 +99,7 @@ describe("the isolate's auth cache", () => {
   it("forgets a key revoked in this isolate at once, and never caches a failure", async () => {
     const { ctx, key } = await createTenant(database.db);
     const { cache } = clockedCache(60_000);
-    const cached = { cache, endpointFromCache: false };
+    const cached = { cache, endpointFromCache: false, datasetFromCache: false };
     await authenticateWithDataset(database.db, key.key, undefined, undefined, cached);
     await revokeApiKey(database.db, key.id);
     cache.forgetKey(key.id);
@@ -117,7 +117,7 @@ describe("the isolate's auth cache", () => {
     const { ctx, key } = await createTenant(database.db);
     const endpoint = await createEndpoint(ctx, { name: "e", model: "local/echo", prompt: "{{q}}" });
     const { cache } = clockedCache(60_000);
-    const completion = { cache, endpointFromCache: true };
+    const completion = { cache, endpointFromCache: true, datasetFromCache: false };
     await authenticateWithDataset(database.db, key.key, undefined, endpoint.id, completion);
     await database.db.execute(
       sql`update endpoints set prompt = 'changed {{q}}' where id = ${endpoint.id}`,
@@ -133,6 +133,7 @@ describe("the isolate's auth cache", () => {
     const management = await authenticateWithDataset(database.db, key.key, undefined, endpoint.id, {
       cache,
       endpointFromCache: false,
+      datasetFromCache: false,
     });
     expect(management.endpoint?.prompt).toBe("changed {{q}}");
     cache.forgetEndpoint(endpoint.id);
@@ -174,6 +175,7 @@ describe("the isolate's auth cache", () => {
     const management = await authenticateWithDataset(database.db, key.key, dataset.id, undefined, {
       cache,
       endpointFromCache: false,
+      datasetFromCache: false,
     });
     expect(management.dataset?.efSearch).toBe(123);
     await deleteDataset(ctx, dataset.id, noFiles);

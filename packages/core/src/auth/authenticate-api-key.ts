@@ -84,7 +84,7 @@ export interface CachedAuth {
    * the rows as they are, and a write locks the dataset's row itself, so a deletion the cache
    * has not seen is still a 404 with nothing written. Everything else loads the record.
    */
-  datasetFromCache?: boolean;
+  datasetFromCache: boolean;
 }
 
 /** A request answerable from the cache alone: a known key, and no record it must load. */
