@@ -59,15 +59,13 @@ export function scaleVectors(vectors: readonly (readonly number[] | null)[]): Sc
  * ~90 MB allocated for a CSV slice's 2,000 vectors against ~24 MB, and is 4× slower.
  */
 function integerLiteral(vector: readonly number[], factor: number): string {
-  // The values are below 2^30, so Math.round is exact. Appending to one string is ~1.7× faster
-  // than filling an array and joining it (measured in V8 on 384-d vectors); it runs for every
-  // stored vector.
-  let literal = "{";
-  for (let i = 0; i < vector.length; i++) {
-    if (i > 0) literal += ",";
-    literal += Math.round((vector[i] as number) * factor);
-  }
-  return `${literal}}`;
+  const integers = new Array<number>(vector.length);
+  // The values are below 2^30, so Math.round is exact (and the array stays small integers).
+  // Joined, not appended to a string: `+=` is ~1.7× faster in V8 but leaves a rope of ~770
+  // pieces a vector (~34 KB against 2.4 KB flat), which took the ingest isolate's heap from
+  // under 100 MB to 880 MB over a 100 MB CSV.
+  for (let i = 0; i < vector.length; i++) integers[i] = Math.round((vector[i] as number) * factor);
+  return `{${integers.join(",")}}`;
 }
 
 /**
