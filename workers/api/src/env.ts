@@ -16,7 +16,10 @@ export const envSchema = z.object({
     .enum(["true", "false", ""])
     .optional()
     .transform((v) => v === "true"),
-  /** seconds a verified key and a completion's endpoint are trusted per isolate; 0 = off */
+  /**
+   * seconds a verified key, a completion's endpoint and a dataset searched or written are
+   * trusted per isolate; 0 = off
+   */
   AUTH_CACHE_SECONDS: z.coerce.number().int().min(0).max(300).default(10),
   /** uploads and large sources are stored, read back and deleted here */
   FILES: binding<R2Bucket>("FILES"),

@@ -18,9 +18,10 @@ interface Entry<T> {
 
 /**
  * Verified API keys, endpoint configurations and dataset records, kept for a few seconds in
- * the isolate that loaded them, so a completion can call its model, and a search run its one
- * statement, without first waiting for the database (on Workers each statement is a round
- * trip of its own; the first alone costs more than the latency budget before the first token).
+ * the isolate that loaded them, so a completion can call its model, and a search or a row
+ * write run its statement, without first waiting for the database (on Workers each statement
+ * is a round trip of its own; the first alone costs more than the latency budget before the
+ * first token).
  *
  * The cost is a bounded staleness window: a key revoked, an endpoint changed or deleted, or a
  * dataset deleted (or its `ef_search` measured), through another isolate is still honoured
