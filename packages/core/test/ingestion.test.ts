@@ -59,15 +59,43 @@ async function queuedDocument(
 
 /**
  * Delivers messages like a queue that fails and redelivers: each delivery may fail before any
- * write (storage read), after the commit (the enqueue of the next slice), or be delivered twice.
+ * write (storage read), at any of its statements, before it ran or after it committed (a
+ * connection lost: some parts of the slice's rows stored and others not, in any order, or the
+ * progress moved), after the progress moved (the enqueue of the next slice), or be delivered
+ * twice.
  */
 async function drain(
   ctx: ProjectContext,
   first: IngestMessage,
   files: MemorySources,
-  faults: { seed: number; failRead: number; failEnqueue: number; duplicate: number },
+  faults: {
+    seed: number;
+    failRead: number;
+    loseReply: number;
+    failEnqueue: number;
+    duplicate: number;
+  },
 ) {
   const random = prng(faults.seed);
+  const lost = { statements: 0, replies: 0 };
+  const db = new Proxy(ctx.db, {
+    get(target, property, receiver) {
+      if (property !== "execute") return Reflect.get(target, property, receiver);
+      const execute = (async (query: Parameters<typeof target.execute>[0]) => {
+        if (random() < faults.loseReply) {
+          lost.statements++;
+          throw new Error("connection lost before the statement ran");
+        }
+        const result = await target.execute(query);
+        if (random() < faults.loseReply) {
+          lost.replies++;
+          throw new Error("connection lost after the statement committed");
+        }
+        return result;
+      }) as unknown as typeof target.execute;
+      return execute;
+    },
+  });
   const queue: QueueMessage[] = [first];
   let deliveries = 0;
   while (queue.length > 0) {
@@ -83,7 +111,7 @@ async function drain(
     if (random() < faults.failRead) files.failNextReads = 1;
     const failEnqueue = random() < faults.failEnqueue;
     try {
-      await runIngestSlice(ctx, message, {
+      await runIngestSlice({ ...ctx, db }, message, {
         source: files,
         enqueue: async (next) => {
           if (failEnqueue) throw new Error("queue unavailable");
@@ -97,7 +125,7 @@ async function drain(
     }
     files.failNextReads = 0;
   }
-  return deliveries;
+  return { deliveries, lost };
 }
 
 const encoder = new TextEncoder();
@@ -132,13 +160,16 @@ describe("ingestion slices", () => {
         { name: "data.csv", type: "text/csv", bytes },
         files,
       );
-      const deliveries = await drain(ctx, first, files, {
+      const { deliveries, lost } = await drain(ctx, first, files, {
         seed,
         failRead: 0.3,
+        loseReply: 0.15,
         failEnqueue: 0.3,
         duplicate: 0.3,
       });
       expect(deliveries).toBeGreaterThan(2);
+      expect(lost.statements).toBeGreaterThan(2);
+      expect(lost.replies).toBeGreaterThan(2);
       const [doc] = await database.db
         .select()
         .from(documents)
@@ -167,9 +198,13 @@ describe("ingestion slices", () => {
           { offset, pageSize: 1000 },
           { documentId: id },
         );
-        total += page.length;
-        // `chunk` is the record's place in the file, counted on across slices
+        // Listed in file order (row ids are the slice's, reserved once whatever failed), and
+        // `chunk` is the record's place in the file, counted on across slices.
+        expect(page.map((row) => row.metadata.n)).toEqual(
+          Array.from({ length: page.length }, (_, i) => total + i),
+        );
         for (const row of page) expect(row.metadata.chunk).toBe(row.metadata.n);
+        total += page.length;
         if (page.length < 1000) break;
       }
       expect(total).toBe(n);
@@ -193,6 +228,62 @@ describe("ingestion slices", () => {
     }
   }, 300_000);
 
+  it("finishes a slice whose first part failed after a later part was stored, in file order", async () => {
+    const { ctx } = await createTenant(database.db, "ingest");
+    const dataset = await createDataset(
+      ctx,
+      { name: "parts", metadata_columns: [{ name: "n", type: "number" }] },
+      { embeddingModel: "local/hash" },
+    );
+    const files = new MemorySources();
+    const n = 1600; // one slice, four parts
+    const first = await queuedDocument(
+      ctx,
+      dataset.id,
+      "cut-short",
+      { name: "data.csv", type: "text/csv", bytes: csvOf(n) },
+      files,
+    );
+    // The slice's statements: reserving its row ids, then its parts, two at a time. The first
+    // part's connection fails before it runs; the second part, already under way, is stored.
+    let statements = 0;
+    const db = new Proxy(ctx.db, {
+      get(target, property, receiver) {
+        if (property !== "execute") return Reflect.get(target, property, receiver);
+        const execute = (async (query: Parameters<typeof target.execute>[0]) => {
+          if (++statements === 2) throw new Error("connection lost before the statement ran");
+          return target.execute(query);
+        }) as unknown as typeof target.execute;
+        return execute;
+      },
+    });
+    const deps = { source: files, enqueue: async () => {} };
+    await expect(runIngestSlice({ ...ctx, db }, first, deps)).rejects.toThrow("connection lost");
+    const stored = async () =>
+      (
+        (await database.db.execute(sql`
+          SELECT (metadata ->> 'n')::int AS n FROM rows
+          WHERE dataset_id = ${dataset.id} AND document_id = 'cut-short' ORDER BY id`)) as unknown as {
+          rows: { n: number }[];
+        }
+      ).rows.map((row) => row.n);
+    expect(await stored()).toEqual(Array.from({ length: 500 }, (_, i) => 500 + i));
+
+    expect(await runIngestSlice(ctx, first, deps)).toBe("done");
+    // Every row once, listed (by id) in file order: the retry used the ids reserved first.
+    expect(await stored()).toEqual(Array.from({ length: n }, (_, i) => i));
+    const [doc] = await database.db
+      .select()
+      .from(documents)
+      .where(and(eq(documents.datasetId, dataset.id), eq(documents.id, "cut-short")));
+    expect(doc).toMatchObject({ status: "ready", progress: { rows: n } });
+    const left = (await database.db.execute(sql`
+      SELECT (SELECT count(*) FROM ingest_slices WHERE dataset_id = ${dataset.id})::int AS slices,
+             (SELECT count(*) FROM ingest_slice_parts WHERE dataset_id = ${dataset.id})::int AS parts
+    `)) as unknown as { rows: unknown[] };
+    expect(left.rows[0]).toEqual({ slices: 0, parts: 0 });
+  });
+
   it("ingests UTF-8 text across windows without losing or repeating text", async () => {
     const { ctx } = await createTenant(database.db, "text");
     const dataset = await createDataset(ctx, { name: "text" }, { embeddingModel: "local/hash" });
@@ -211,7 +302,13 @@ describe("ingestion slices", () => {
       { name: "notes.txt", type: "text/plain", bytes },
       files,
     );
-    await drain(ctx, first, files, { seed: 9, failRead: 0.2, failEnqueue: 0.2, duplicate: 0.2 });
+    await drain(ctx, first, files, {
+      seed: 9,
+      failRead: 0.2,
+      loseReply: 0.1,
+      failEnqueue: 0.2,
+      duplicate: 0.2,
+    });
     const rows = [
       ...(await listRows(ctx, dataset.id, { offset: 0, pageSize: 1000 })),
       ...(await listRows(ctx, dataset.id, { offset: 1000, pageSize: 1000 })),
@@ -255,7 +352,13 @@ describe("ingestion slices", () => {
       { name: "manual.txt", type: "text/plain", bytes },
       files,
     );
-    await drain(ctx, first, files, { seed: 4, failRead: 0.2, failEnqueue: 0.2, duplicate: 0.2 });
+    await drain(ctx, first, files, {
+      seed: 4,
+      failRead: 0.2,
+      loseReply: 0.1,
+      failEnqueue: 0.2,
+      duplicate: 0.2,
+    });
     const [doc] = await database.db
       .select()
       .from(documents)
@@ -349,7 +452,13 @@ describe("ingestion slices", () => {
     ];
     for (const file of cases) {
       const first = await queuedDocument(ctx, dataset.id, file.name, file, files);
-      await drain(ctx, first, files, { seed: 3, failRead: 0, failEnqueue: 0, duplicate: 0 });
+      await drain(ctx, first, files, {
+        seed: 3,
+        failRead: 0,
+        loseReply: 0,
+        failEnqueue: 0,
+        duplicate: 0,
+      });
       const [doc] = await database.db
         .select()
         .from(documents)

@@ -9,8 +9,8 @@ import { retryAfter } from "../src/outcome.ts";
  * fault suite; production's entry never imports it). With probability `rate`, a delivery
  * fails at one fault point picked at random:
  * - before any write: reading the source fails;
- * - after the writes, before the commit: the slice's transaction has inserted its rows and
- *   moved the progress, then aborts (everything must roll back);
+ * - after a statement committed: its reply is lost, so the delivery fails with some parts of
+ *   the slice's rows stored (or its progress moved) and the rest not;
  * - after the commit, between slices: sending the next slice's message fails;
  * - after the whole slice: a crash before the ack, so the queue redelivers the message.
  * Only the first MAX_STRUCK_ATTEMPTS deliveries of a message are struck: faults exercise
@@ -19,7 +19,7 @@ import { retryAfter } from "../src/outcome.ts";
  */
 export const MAX_STRUCK_ATTEMPTS = 2;
 
-export const FAULT_POINTS = ["read", "commit", "enqueue", "ack"] as const;
+export const FAULT_POINTS = ["read", "part", "enqueue", "ack"] as const;
 export type FaultPoint = (typeof FAULT_POINTS)[number];
 
 export function withSliceFaults(
@@ -62,24 +62,24 @@ function faultyDeps(deps: HandlerDeps, strike: (at: FaultPoint) => boolean): Han
       if (strike("enqueue")) throw new Error("injected fault: queue send failed");
       await deps.send(message, options);
     },
-    db: abortingAfterWrites(deps.db, strike),
+    db: losingReplies(deps.db, strike),
   };
 }
 
-/** The slice's database, whose transaction may abort after its writes. */
-function abortingAfterWrites(db: Database, strike: (at: FaultPoint) => boolean): Database {
+/**
+ * The slice's database, where a statement's reply may be lost after it committed: one part of
+ * the slice's rows stored and the rest not (or the progress moved and the next message unsent).
+ */
+function losingReplies(db: Database, strike: (at: FaultPoint) => boolean): Database {
   return new Proxy(db, {
     get(target, property, receiver) {
-      if (property !== "transaction") return Reflect.get(target, property, receiver);
-      const transaction: Database["transaction"] = (run, config) =>
-        target.transaction(async (tx) => {
-          const result = await run(tx);
-          if (strike("commit")) {
-            throw new Error("injected fault: transaction aborted after its writes");
-          }
-          return result;
-        }, config);
-      return transaction;
+      if (property !== "execute") return Reflect.get(target, property, receiver);
+      const execute = (async (query: Parameters<Database["execute"]>[0]) => {
+        const result = await target.execute(query);
+        if (strike("part")) throw new Error("injected fault: connection lost after a statement");
+        return result;
+      }) as unknown as Database["execute"];
+      return execute;
     },
   });
 }

@@ -250,7 +250,7 @@ async function waitForRows(http: HttpClient, key: string, dataset: string, id: s
 
 /**
  * A second stack whose ingest worker fails a delivery with probability FAULT_RATE, at a random
- * point (before the writes, before the commit, between slices, before the ack; see
+ * point (before the writes, after one of its statements committed, between slices, before the ack; see
  * workers/ingest/fault-injection/faulty-slices.ts); every document must still end `ready` with exactly
  * its rows.
  */

@@ -1,6 +1,7 @@
 import { createEmbedder, ProviderError } from "@quarry/providers";
 import type { DatasetRecord } from "../datasets/dataset-view.ts";
 import type { ProjectContext } from "../shared/context.ts";
+import { mapConcurrently } from "../shared/map-concurrently.ts";
 import { upstreamFailure } from "../shared/upstream-failure.ts";
 
 /** Texts per provider call: OpenAI takes up to 2048, but smaller calls fail and retry cheaper. */
@@ -69,33 +70,6 @@ function checkedVectors(
     }
   }
   return vectors;
-}
-
-/**
- * `map` with at most `limit` calls in flight, results in input order. The first failure
- * rejects at once and no further item is started; calls already in flight run out.
- */
-async function mapConcurrently<T, R>(
-  items: readonly T[],
-  limit: number,
-  map: (item: T) => Promise<R>,
-): Promise<R[]> {
-  const results = new Array<R>(items.length);
-  let next = 0;
-  let failed = false;
-  const lane = async () => {
-    while (!failed && next < items.length) {
-      const index = next++;
-      try {
-        results[index] = await map(items[index] as T);
-      } catch (error) {
-        failed = true;
-        throw error;
-      }
-    }
-  };
-  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, lane));
-  return results;
 }
 
 /** pgvector stores float4: finite and within its range. */

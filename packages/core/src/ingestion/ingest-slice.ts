@@ -1,5 +1,3 @@
-import { documents } from "@quarry/db";
-import { and, eq, sql } from "drizzle-orm";
 import { chunkPages } from "../chunking/chunk-pages.ts";
 import { type ChunkOptions, chunkText } from "../chunking/chunk-text.ts";
 import type { DatasetRecord } from "../datasets/dataset-view.ts";
@@ -18,13 +16,12 @@ import {
   splitFrontMatter,
   withoutNul,
 } from "../parsing/index.ts";
-import { insertRows, withPositions } from "../rows/insert-rows.ts";
+import { withPositions } from "../rows/insert-rows.ts";
 import { prepareRows } from "../rows/prepare-rows.ts";
 import { embeddedColumn, type RowInput } from "../rows/row-input.ts";
 import type { UserMetadata } from "../rows/row-metadata.ts";
 import { tableToRowInputs } from "../rows/table-rows.ts";
 import type { ProjectContext } from "../shared/context.ts";
-import { writeTransaction } from "../shared/write-transaction.ts";
 import { parseCsvWindow } from "./csv-slice.ts";
 import {
   type IngestCursor,
@@ -32,6 +29,7 @@ import {
   type QueueMessage,
   vectorIndexMessage,
 } from "./ingest-message.ts";
+import { recordSliceProgress, writeSliceRows } from "./slice-writes.ts";
 import type { SourceReader } from "./source-reader.ts";
 
 /**
@@ -74,11 +72,13 @@ interface Slice {
 
 /**
  * Runs one bounded slice of a document's ingestion. Exactly-once effect under redelivery:
- * the rows of a slice and the document's progress move in one transaction guarded by a
- * compare-and-set on the progress the message started from, so a slice applied twice
- * stores its rows once. The next message is sent after the commit; a crash in between is
- * healed by the redelivered message, which finds the progress ahead and re-sends the
- * continuation (duplicates of it are skipped the same way).
+ * the slice's rows are written in parts, each stored once (a marker commits with its rows),
+ * while the document's progress stays at the slice's start; then the progress moves on by a
+ * compare-and-set on where the message started (`slice-writes.ts`). A slice applied twice
+ * stores its rows once, and one cut short is finished by the redelivered message. The next
+ * message is sent after the progress moved; a crash in between is healed by the redelivered
+ * message, which finds the progress ahead and re-sends the continuation (duplicates of it are
+ * skipped the same way).
  */
 export async function runIngestSlice(
   ctx: ProjectContext,
@@ -113,37 +113,19 @@ export async function runIngestSlice(
   const rowsBefore = message.cursor?.rowsWritten ?? 0;
   const positioned = withPositions(prepared, rowsBefore, slice.pages);
   const rowsWritten = rowsBefore + prepared.length;
-  const committed = await writeTransaction(ctx.db, dataset.id, async (tx) => {
-    const advanced = await tx
-      .update(documents)
-      .set({
-        status: slice.next ? "processing" : "ready",
-        // a slice that commits clears the note a failed attempt left
-        error: null,
-        progress: {
-          unit: slice.unit,
-          done: slice.done,
-          total: slice.total,
-          rows: rowsWritten,
-          ...(slice.next?.columns
-            ? { resume: { columns: slice.next.columns, delimiter: slice.next.delimiter } }
-            : {}),
-        },
-        updatedAt: sql`now()`,
-      })
-      .where(
-        and(
-          eq(documents.datasetId, document.datasetId),
-          eq(documents.id, document.id),
-          sql`coalesce((${documents.progress} ->> 'done')::bigint, 0) = ${position}`,
-          sql`${documents.status} in ('queued', 'processing')`,
-        ),
-      )
-      .returning({ id: documents.id });
-    if (advanced.length === 0) return false;
-    await insertRows(tx, ctx.projectId, dataset, document, positioned);
-    return true;
-  });
+  const key = { datasetId: document.datasetId, documentId: document.id, position };
+  const written = await writeSliceRows(ctx.db, ctx.projectId, dataset, document, key, positioned);
+  const committed =
+    written &&
+    (await recordSliceProgress(ctx.db, key, slice.next ? "processing" : "ready", {
+      unit: slice.unit,
+      done: slice.done,
+      total: slice.total,
+      rows: rowsWritten,
+      ...(slice.next?.columns
+        ? { resume: { columns: slice.next.columns, delimiter: slice.next.delimiter } }
+        : {}),
+    }));
   if (!committed) return "skipped";
   if (!slice.next) {
     // The rows are searchable now (the backlog is ranked exactly); their graph comes next.

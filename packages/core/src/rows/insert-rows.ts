@@ -14,7 +14,7 @@ import { scaledVectorSql, scaleVectors } from "./vector-transfer.ts";
  * a few times on its way out (string, UTF-8 bytes, protocol frame): 500 rows keep that under
  * ~10 MB of an ingest slice's 128, and a round trip more per 500 rows costs ~1 % of the time.
  */
-const INSERT_BATCH = 500;
+export const INSERT_BATCH = 500;
 
 /** A prepared row of a chunked document, with where it comes from (`chunk`, `page`). */
 export interface PositionedRow extends PreparedRow {
@@ -70,8 +70,9 @@ export async function insertRows(
 
 /**
  * `insert into rows … returning id` for one batch: the rows travel as one JSON parameter,
- * ids come from the rows sequence in input order, and each row's metadata gets its `rowId`.
- * Usable on its own or inside a larger statement.
+ * ids come from the rows sequence in input order (or are the `ids` reserved for them, one
+ * per row), and each row's metadata gets its `rowId`. Usable on its own or inside a larger
+ * statement.
  */
 export function rowsInsertStatement(
   projectId: string,
@@ -79,10 +80,12 @@ export function rowsInsertStatement(
   document: { id: string; url: string | null },
   batch: PositionedRow[],
   onlyIf: SQL = sql`true`,
+  ids?: readonly number[],
 ): SQL {
   const vectors = scaleVectors(batch.map((row) => row.embedding));
   const payload = batch.map((row, ord) => ({
     ord,
+    ...(ids ? { rid: ids[ord] } : {}),
     data: row.data,
     // rowId is added by the statement; the rest of the system keys are known here.
     metadata: {
@@ -103,10 +106,10 @@ export function rowsInsertStatement(
            ${scaledVectorSql(sql`s.embedding`, vectors.exponent, dataset.dimensions)},
            to_tsvector(${KEYWORD_CONFIG}::regconfig, s.text)
     from (
-      select nextval(pg_get_serial_sequence('rows', 'id')) as id, v.*
+      select ${ids ? sql`v.rid` : sql`nextval(pg_get_serial_sequence('rows', 'id'))`} as id, v.*
       from (
         select * from jsonb_to_recordset(${JSON.stringify(payload)}::jsonb)
-          as r(ord int, data jsonb, metadata jsonb, embedding text, text text)
+          as r(ord int, rid bigint, data jsonb, metadata jsonb, embedding text, text text)
         order by ord
       ) v
     ) s
