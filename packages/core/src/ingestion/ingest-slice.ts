@@ -108,13 +108,29 @@ export async function runIngestSlice(
   const dataset = await requireDataset(ctx, message.datasetId);
   if (!document.storageKey) throw new ParseError("the document has no stored file to ingest");
   const slice = await readSlice(dataset, document, message.cursor, deps.source);
-  const prepared = await prepareRows(ctx, dataset, slice.inputs, document.metadata as UserMetadata);
   // Each row's `chunk` continues the count of the rows the earlier slices wrote.
   const rowsBefore = message.cursor?.rowsWritten ?? 0;
-  const positioned = withPositions(prepared, rowsBefore, slice.pages);
-  const rowsWritten = rowsBefore + prepared.length;
+  const rowsWritten = rowsBefore + slice.inputs.length;
   const key = { datasetId: document.datasetId, documentId: document.id, position };
-  const written = await writeSliceRows(ctx.db, ctx.projectId, dataset, document, key, positioned);
+  const written = await writeSliceRows(
+    ctx.db,
+    ctx.projectId,
+    dataset,
+    document,
+    key,
+    slice.inputs.length,
+    async (start, end) =>
+      withPositions(
+        await prepareRows(
+          ctx,
+          dataset,
+          slice.inputs.slice(start, end),
+          document.metadata as UserMetadata,
+        ),
+        rowsBefore + start,
+        slice.pages?.slice(start, end),
+      ),
+  );
   const committed =
     written &&
     (await recordSliceProgress(ctx.db, key, slice.next ? "processing" : "ready", {

@@ -21,12 +21,15 @@ export interface SliceKey {
 }
 
 /**
- * Writes a slice's rows exactly once, in parts of `INSERT_BATCH` rows that commit on their own
- * and run `SLICE_WRITE_LANES` at a time (packages/db/CONCURRENCY.md):
+ * Writes a slice's `count` rows exactly once, in parts of `INSERT_BATCH` rows that commit on
+ * their own and run `SLICE_WRITE_LANES` at a time (packages/db/CONCURRENCY.md):
  * 1. the slice's row ids are reserved once, in file order, and kept (`ingest_slices`): a
  *    delivery that retries the slice reuses them, so the rows list in file order (E6) even if
  *    some parts were stored by an earlier attempt;
- * 2. each part inserts its marker (`ingest_slice_parts`) and its rows in one statement, and
+ * 2. each part is prepared (`prepare`: embedded, positioned) when a lane takes it, so one
+ *    part's embedding and JSON overlap another's database work, and at most
+ *    `SLICE_WRITE_LANES` parts are in memory at once;
+ * 3. each part inserts its marker (`ingest_slice_parts`) and its rows in one statement, and
  *    only while the document is still being ingested at this slice: a part already stored is
  *    skipped, a part of a document failed, deleted or moved on writes nothing.
  * Returns false when the document is no longer ingesting at this position (nothing written).
@@ -39,29 +42,27 @@ export async function writeSliceRows(
   dataset: Pick<DatasetRecord, "id" | "dimensions">,
   document: { id: string; url: string | null },
   key: SliceKey,
-  rows: PositionedRow[],
+  count: number,
+  prepare: (start: number, end: number) => Promise<PositionedRow[]>,
 ): Promise<boolean> {
-  if (rows.length === 0) return true;
-  const ids = await reserveRowIds(db, key, rows.length);
+  if (count === 0) return true;
+  const ids = await reserveRowIds(db, key, count);
   if (!ids) return false;
   const parts: number[] = [];
-  for (let start = 0; start < rows.length; start += INSERT_BATCH) parts.push(start);
-  // Each part's statement (its JSON payload) is built when a lane takes it, so at most
-  // SLICE_WRITE_LANES payloads exist at once, and building one overlaps another's execution.
-  await mapConcurrently(parts, SLICE_WRITE_LANES, (start, part) =>
-    retryOnContention(() =>
-      db.execute(
-        sql`with claimed as (${claimPart(key, part)}) ${rowsInsertStatement(
-          projectId,
-          dataset,
-          document,
-          rows.slice(start, start + INSERT_BATCH),
-          sql`exists (select 1 from claimed)`,
-          ids.slice(start, start + INSERT_BATCH),
-        )}`,
-      ),
-    ),
-  );
+  for (let start = 0; start < count; start += INSERT_BATCH) parts.push(start);
+  await mapConcurrently(parts, SLICE_WRITE_LANES, async (start, part) => {
+    const end = Math.min(start + INSERT_BATCH, count);
+    const rows = await prepare(start, end);
+    const statement = sql`with claimed as (${claimPart(key, part)}) ${rowsInsertStatement(
+      projectId,
+      dataset,
+      document,
+      rows,
+      sql`exists (select 1 from claimed)`,
+      ids.slice(start, end),
+    )}`;
+    await retryOnContention(() => db.execute(statement));
+  });
   return true;
 }
 
