@@ -13,8 +13,8 @@ import { createTenant } from "./support/tenant.ts";
 
 const database = useFreshDatabase();
 
-describe("vectorIndexTurn: ingestion first, the graph after", () => {
-  it("puts indexing off while a document of the dataset is queued or processing", async () => {
+describe("vectorIndexTurn: a large upload first, the graph after", () => {
+  it("puts indexing off while a document of the dataset is part-way through its slices", async () => {
     const { ctx } = await createTenant(database.db, "turns");
     const dataset = await createDataset(ctx, { name: "d" }, { embeddingModel: "local/hash" });
     const other = await createDataset(ctx, { name: "o" }, { embeddingModel: "local/hash" });
@@ -24,7 +24,13 @@ describe("vectorIndexTurn: ingestion first, the graph after", () => {
     expect(await vectorIndexTurn(database.db, message, now)).toEqual({ kind: "index" });
 
     await database.db.insert(documents).values([
-      { projectId: ctx.projectId, datasetId: dataset.id, id: "up", status: "queued", metadata: {} },
+      {
+        projectId: ctx.projectId,
+        datasetId: dataset.id,
+        id: "up",
+        status: "processing",
+        metadata: {},
+      },
       {
         projectId: ctx.projectId,
         datasetId: other.id,
@@ -51,12 +57,15 @@ describe("vectorIndexTurn: ingestion first, the graph after", () => {
       await vectorIndexTurn(database.db, first.message, now + VECTOR_INDEX_DEFERRAL.maxWaitMs),
     ).toEqual({ kind: "index" });
 
-    // Processing counts too; ready and failed documents do not, nor another dataset's.
-    const setStatus = (status: "processing" | "ready" | "failed") =>
+    // A queued document (a small upload is written in one slice, queued until it is ready)
+    // does not hold the graph back; nor do ready and failed ones, nor another dataset's.
+    const setStatus = (status: "queued" | "processing" | "ready" | "failed") =>
       database.db
         .update(documents)
         .set({ status })
         .where(and(eq(documents.datasetId, dataset.id), eq(documents.id, "up")));
+    await setStatus("queued");
+    expect(await vectorIndexTurn(database.db, message, now)).toEqual({ kind: "index" });
     await setStatus("processing");
     expect((await vectorIndexTurn(database.db, message, now)).kind).toBe("defer");
     await setStatus("ready");
