@@ -1,4 +1,4 @@
-import { documents } from "@quarry/db";
+import { type Database, documents } from "@quarry/db";
 import { and, eq, sql } from "drizzle-orm";
 import { describe, expect, it } from "vitest";
 import {
@@ -58,6 +58,27 @@ async function queuedDocument(
 }
 
 /**
+ * `db` whose statements (`execute`) can be lost as with a dropped connection: before one runs
+ * (when `before()` says so: nothing happens) or after it committed (`after()`: its reply lost).
+ */
+function losingConnections(
+  db: Database,
+  lose: { before: () => boolean; after: () => boolean },
+): Database {
+  return new Proxy(db, {
+    get(target, property, receiver) {
+      if (property !== "execute") return Reflect.get(target, property, receiver);
+      return (async (query: Parameters<Database["execute"]>[0]) => {
+        if (lose.before()) throw new Error("connection lost before the statement ran");
+        const result = await target.execute(query);
+        if (lose.after()) throw new Error("connection lost after the statement committed");
+        return result;
+      }) as unknown as Database["execute"];
+    },
+  });
+}
+
+/**
  * Delivers messages like a queue that fails and redelivers: each delivery may fail before any
  * write (storage read), at any of its statements, before it ran or after it committed (a
  * connection lost: some parts of the slice's rows stored and others not, in any order, or the
@@ -78,23 +99,9 @@ async function drain(
 ) {
   const random = prng(faults.seed);
   const lost = { statements: 0, replies: 0 };
-  const db = new Proxy(ctx.db, {
-    get(target, property, receiver) {
-      if (property !== "execute") return Reflect.get(target, property, receiver);
-      const execute = (async (query: Parameters<typeof target.execute>[0]) => {
-        if (random() < faults.loseReply) {
-          lost.statements++;
-          throw new Error("connection lost before the statement ran");
-        }
-        const result = await target.execute(query);
-        if (random() < faults.loseReply) {
-          lost.replies++;
-          throw new Error("connection lost after the statement committed");
-        }
-        return result;
-      }) as unknown as typeof target.execute;
-      return execute;
-    },
+  const db = losingConnections(ctx.db, {
+    before: () => random() < faults.loseReply && ++lost.statements > 0,
+    after: () => random() < faults.loseReply && ++lost.replies > 0,
   });
   const queue: QueueMessage[] = [first];
   let deliveries = 0;
@@ -247,16 +254,7 @@ describe("ingestion slices", () => {
     // The slice's statements: reserving its row ids, then its parts, two at a time. The first
     // part's connection fails before it runs; the second part, already under way, is stored.
     let statements = 0;
-    const db = new Proxy(ctx.db, {
-      get(target, property, receiver) {
-        if (property !== "execute") return Reflect.get(target, property, receiver);
-        const execute = (async (query: Parameters<typeof target.execute>[0]) => {
-          if (++statements === 2) throw new Error("connection lost before the statement ran");
-          return target.execute(query);
-        }) as unknown as typeof target.execute;
-        return execute;
-      },
-    });
+    const db = losingConnections(ctx.db, { before: () => ++statements === 2, after: () => false });
     const deps = { source: files, enqueue: async () => {} };
     await expect(runIngestSlice({ ...ctx, db }, first, deps)).rejects.toThrow("connection lost");
     const stored = async () =>

@@ -111,10 +111,14 @@ export async function runIngestSlice(
   // Each row's `chunk` continues the count of the rows the earlier slices wrote.
   const rowsBefore = message.cursor?.rowsWritten ?? 0;
   const rowsWritten = rowsBefore + slice.inputs.length;
-  const key = { datasetId: document.datasetId, documentId: document.id, position };
+  const key = {
+    projectId: ctx.projectId,
+    datasetId: document.datasetId,
+    documentId: document.id,
+    position,
+  };
   const written = await writeSliceRows(
     ctx.db,
-    ctx.projectId,
     dataset,
     document,
     key,

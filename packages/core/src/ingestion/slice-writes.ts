@@ -1,6 +1,7 @@
-import type { Database, DocumentProgress, DocumentStatus } from "@quarry/db";
-import { type SQL, sql } from "drizzle-orm";
+import { type Database, type DocumentProgress, type DocumentStatus, documents } from "@quarry/db";
+import { and, type SQL, sql } from "drizzle-orm";
 import type { DatasetRecord } from "../datasets/dataset-view.ts";
+import { type DocumentKey, whereDocumentUnfinished } from "../documents/document-key.ts";
 import { INSERT_BATCH, type PositionedRow, rowsInsertStatement } from "../rows/insert-rows.ts";
 import { mapConcurrently } from "../shared/map-concurrently.ts";
 import { datasetWriteLock, retryOnContention } from "../shared/write-transaction.ts";
@@ -14,9 +15,7 @@ import { datasetWriteLock, retryOnContention } from "../shared/write-transaction
 export const SLICE_WRITE_LANES = 2;
 
 /** The slice of a document a message writes: where it starts, in the progress unit. */
-export interface SliceKey {
-  datasetId: string;
-  documentId: string;
+export interface SliceKey extends DocumentKey {
   position: number;
 }
 
@@ -38,7 +37,6 @@ export interface SliceKey {
  */
 export async function writeSliceRows(
   db: Database,
-  projectId: string,
   dataset: Pick<DatasetRecord, "id" | "dimensions">,
   document: { id: string; url: string | null },
   key: SliceKey,
@@ -54,7 +52,7 @@ export async function writeSliceRows(
     const end = Math.min(start + INSERT_BATCH, count);
     const rows = await prepare(start, end);
     const statement = sql`with claimed as (${claimPart(key, part)}) ${rowsInsertStatement(
-      projectId,
+      key.projectId,
       dataset,
       document,
       rows,
@@ -103,28 +101,27 @@ export async function recordSliceProgress(
  * ascending order. Null when the document is not ingesting at this position any more.
  */
 async function reserveRowIds(db: Database, key: SliceKey, count: number): Promise<number[] | null> {
-  const reserved = (await db.execute(sql`
+  type Reserved = { rows: { row_ids: unknown[] }[] };
+  const inserted = (await db.execute(sql`
     insert into ingest_slices (dataset_id, document_id, position, row_ids)
     select ${key.datasetId}, ${key.documentId}, ${key.position}::bigint,
            array(select nextval(pg_get_serial_sequence('rows', 'id'))
                  from generate_series(1, ${count}::int) order by 1)
     where exists (select 1 from documents where ${atSlice(key)})
     on conflict do nothing
-    returning row_ids`)) as unknown as { rows: { row_ids: unknown[] }[] };
+    returning row_ids`)) as unknown as Reserved;
   // An earlier delivery reserved them (or one running now did: the insert waited for it), or
   // the document moved on; a new statement sees what the insert's snapshot could not.
-  const found = reserved.rows[0]
-    ? reserved.rows
-    : ((
-        (await db.execute(sql`
-          select s.row_ids from ingest_slices s
-          where s.dataset_id = ${key.datasetId} and s.document_id = ${key.documentId}
-            and s.position = ${key.position}
-            and exists (select 1 from documents where ${atSlice(key)})`)) as unknown as {
-          rows: { row_ids: unknown[] }[];
-        }
-      ).rows as { row_ids: unknown[] }[]);
-  const ids = found[0]?.row_ids.map(Number);
+  const found =
+    inserted.rows[0] ??
+    (
+      (await db.execute(sql`
+        select s.row_ids from ingest_slices s
+        where s.dataset_id = ${key.datasetId} and s.document_id = ${key.documentId}
+          and s.position = ${key.position}
+          and exists (select 1 from documents where ${atSlice(key)})`)) as unknown as Reserved
+    ).rows[0];
+  const ids = found?.row_ids.map(Number);
   if (!ids) return null;
   if (ids.length !== count) {
     // The file and the dataset are fixed while a document ingests, so a slice always parses
@@ -154,7 +151,8 @@ function claimPart(key: SliceKey, part: number): SQL {
 
 /** The document, while it is still being ingested and its progress is at the slice's start. */
 function atSlice(key: SliceKey): SQL {
-  return sql`documents.dataset_id = ${key.datasetId} and documents.id = ${key.documentId}
-    and documents.status in ('queued', 'processing')
-    and coalesce((documents.progress ->> 'done')::bigint, 0) = ${key.position}`;
+  return and(
+    whereDocumentUnfinished(key),
+    sql`coalesce((${documents.progress} ->> 'done')::bigint, 0) = ${key.position}`,
+  ) as SQL;
 }
