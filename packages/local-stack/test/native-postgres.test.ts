@@ -5,7 +5,11 @@ import { join } from "node:path";
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { mainArchiveAddress, parseAptSourceFile } from "../src/native-postgres/apt-sources.ts";
-import { type NativePostgres, startNativePostgres } from "../src/native-postgres/cluster.ts";
+import {
+  type NativePostgres,
+  sharedBuffersMb,
+  startNativePostgres,
+} from "../src/native-postgres/cluster.ts";
 import {
   controlDefaultVersion,
   isNativePostgresProvisioned,
@@ -153,6 +157,15 @@ describe("versions", () => {
 const runClusterTests =
   (await isNativePostgresProvisioned()) || process.env.REQUIRE_NATIVE_POSTGRES === "true";
 
+describe("the cluster's shared_buffers", () => {
+  it("is a quarter of the memory, within 128 MB and 2 GB", () => {
+    const gib = 2 ** 30;
+    expect(sharedBuffersMb(24 * gib)).toBe(2048);
+    expect(sharedBuffersMb(2 * gib)).toBe(512);
+    expect(sharedBuffersMb(gib / 4)).toBe(128);
+  });
+});
+
 describe.skipIf(!runClusterTests)("a throwaway native PostgreSQL cluster", () => {
   let dataDir: string;
   let server: NativePostgres;
@@ -167,6 +180,20 @@ describe.skipIf(!runClusterTests)("a throwaway native PostgreSQL cluster", () =>
   afterAll(async () => {
     await server?.stop();
     await rm(dataDir, { recursive: true, force: true });
+  });
+
+  it("runs with the shared_buffers its machine's memory allows", async () => {
+    const client = new pg.Client({ connectionString: server.url });
+    await client.connect();
+    try {
+      // pg_settings counts shared_buffers in 8 kB pages.
+      const { rows } = await client.query(
+        "SELECT setting::int * 8 / 1024 AS mb FROM pg_settings WHERE name = 'shared_buffers'",
+      );
+      expect(rows).toEqual([{ mb: sharedBuffersMb() }]);
+    } finally {
+      await client.end();
+    }
   });
 
   it("offers pgvector >= 0.8 before the extension is created", async () => {

@@ -4,11 +4,17 @@ import { connect, createServer, type Server } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { createSecureContext, TLSSocket } from "node:tls";
-import { Pool as NeonPool, neon, neonConfig } from "@neondatabase/serverless";
+import {
+  type PoolClient as NeonClient,
+  Pool as NeonPool,
+  neon,
+  neonConfig,
+} from "@neondatabase/serverless";
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { WebSocket } from "ws";
 import { freePort } from "../src/free-port.ts";
+import { BackendStream } from "../src/native-proxy/backend-stream.ts";
 import { type NativeProxy, startNativeProxy } from "../src/native-proxy/index.ts";
 import { MessageBoundaries } from "../src/native-proxy/message-boundaries.ts";
 import {
@@ -98,6 +104,54 @@ describe("message boundaries (what the proxy's faults count)", () => {
     }
   });
 
+  it("names each message's type, so that the proxy knows requests and a Terminate", () => {
+    const startup = Buffer.concat([int32(8), int32(3 << 16)]);
+    const query = Buffer.concat([Buffer.from("Q"), int32(4 + 9), Buffer.from("SELECT 1\0")]);
+    const terminate = Buffer.concat([Buffer.from("X"), int32(4)]);
+    const counter = new MessageBoundaries();
+    expect(counter.messages(Buffer.concat([startup, query, terminate.subarray(0, 2)]))).toEqual([
+      { end: 8, type: 0 },
+      { end: 8 + query.length, type: 0x51 },
+    ]);
+    expect(counter.atBoundary).toBe(false);
+    expect(counter.messages(terminate.subarray(2))).toEqual([{ end: 3, type: 0x58 }]);
+    expect(counter.atBoundary).toBe(true);
+  });
+
+  it("follows a server's replies across arbitrary splits: handshake, ReadyForQuery, errors", () => {
+    const message = (type: string, body: Buffer) =>
+      Buffer.concat([Buffer.from(type), int32(body.length + 4), body]);
+    const handshake = [
+      message("R", int32(0)),
+      message("S", Buffer.from("server_version\u000015.8\u0000")),
+      message("K", Buffer.concat([int32(42), int32(7)])),
+    ];
+    const stream = Buffer.concat([
+      ...handshake,
+      message("Z", Buffer.from("I")),
+      message("D", Buffer.alloc(300, 1)),
+      message("E", Buffer.from("SERROR\u0000\u0000")),
+      message("Z", Buffer.from("E")),
+      message("C", Buffer.from("ROLLBACK\u0000")),
+      message("Z", Buffer.from("I")),
+    ]);
+    for (let split = 1; split < stream.length; split += 7) {
+      const reader = new BackendStream();
+      reader.read(stream.subarray(0, split));
+      reader.read(stream.subarray(split));
+      expect(reader.readyCount, `split at ${split}`).toBe(3);
+      expect(String.fromCharCode(reader.status)).toBe("I");
+      expect(reader.errorCount).toBe(1);
+      expect(reader.atBoundary).toBe(true);
+      const kept = reader.handshake.map((m) => message(String.fromCharCode(m.type), m.body));
+      expect(Buffer.concat(kept).equals(Buffer.concat(handshake))).toBe(true);
+    }
+    const partial = new BackendStream();
+    partial.read(stream.subarray(0, stream.length - 2));
+    expect(partial.readyCount).toBe(2);
+    expect(partial.atBoundary).toBe(false);
+  });
+
   it("stops counting a stream it cannot follow (TLS after an SSLRequest)", () => {
     const counter = new MessageBoundaries();
     const ssl = Buffer.concat([int32(8), int32(80877103)]);
@@ -179,6 +233,94 @@ describe.skipIf(!SERVER)(
       a.release();
       b.release();
       await pool.end();
+    });
+
+    it("hands a session its client left idle to the next client, reset, and never one left mid-transaction", async () => {
+      // One client at a time, as a Worker's request opens and ends its own. Its own
+      // application_name makes a startup message that no other test's sessions share.
+      const url = new URL(database.url);
+      url.searchParams.set("application_name", "pool_test");
+      const connectionString = url.toString();
+      const session = async <T>(work: (client: NeonClient) => Promise<T>): Promise<T> => {
+        const pool = new NeonPool({ connectionString, max: 1 });
+        const client = await pool.connect();
+        try {
+          return await work(client);
+        } finally {
+          client.release();
+          await pool.end();
+        }
+      };
+      const backendPid = async (client: NeonClient) =>
+        (await client.query<{ pid: number }>("SELECT pg_backend_pid() AS pid")).rows[0]?.pid;
+      // A session is taken back once its reset has run, a moment after its client left.
+      const returned = async (work: () => Promise<unknown>) => {
+        const before = proxy.sessionStats().returned;
+        const result = await work();
+        for (let i = 0; i < 100 && proxy.sessionStats().returned === before; i++) await sleep(10);
+        expect(proxy.sessionStats().returned).toBeGreaterThan(before);
+        return result;
+      };
+
+      // Session state of every kind a client can leave behind.
+      const first = await returned(() =>
+        session(async (client) => {
+          await client.query("SET statement_timeout = 4321");
+          await client.query("CREATE TEMP TABLE left_behind (n int)");
+          await client.query("PREPARE left_plan AS SELECT 1");
+          await client.query("SELECT pg_advisory_lock(4242)");
+          await client.query("LISTEN left_channel");
+          await client.query("BEGIN");
+          await client.query("INSERT INTO items (label) VALUES ('pooled-commit')");
+          await client.query("COMMIT");
+          return backendPid(client);
+        }),
+      );
+      const reusedBefore = proxy.sessionStats().reused;
+      const second = await returned(() =>
+        session(async (client) => ({
+          pid: await backendPid(client),
+          timeout: (await client.query("SHOW statement_timeout")).rows[0]?.statement_timeout,
+          temp: (await client.query("SELECT to_regclass('pg_temp.left_behind') AS t")).rows[0]?.t,
+          prepared: (await client.query("SELECT count(*)::int AS n FROM pg_prepared_statements"))
+            .rows[0]?.n,
+          listening: (await client.query("SELECT count(*)::int AS n FROM pg_listening_channels()"))
+            .rows[0]?.n,
+        })),
+      );
+      expect(second).toEqual({ pid: first, timeout: "0", temp: null, prepared: 0, listening: 0 });
+      expect(proxy.sessionStats().reused).toBeGreaterThan(reusedBefore);
+      // The advisory lock went with the reset: another backend takes it at once.
+      const { rows: lock } = await direct.query("SELECT pg_try_advisory_lock(4242) AS got");
+      expect(lock).toEqual([{ got: true }]);
+      await direct.query("SELECT pg_advisory_unlock(4242)");
+
+      // A client that leaves a transaction open: its session is closed (rolled back), not
+      // handed on.
+      const pool = new NeonPool({ connectionString, max: 1 });
+      const client = await pool.connect();
+      const abandoned = await backendPid(client);
+      await client.query("BEGIN");
+      await client.query("INSERT INTO items (label) VALUES ('pooled-abandoned')");
+      client.release();
+      await pool.end();
+      const next = await session(backendPid);
+      expect(next).not.toBe(abandoned);
+      const { rows } = await direct.query(
+        "SELECT label FROM items WHERE label LIKE 'pooled-%' ORDER BY label",
+      );
+      expect(rows).toEqual([{ label: "pooled-commit" }]);
+      for (let i = 0; i < 100; i++) {
+        const gone = await direct.query("SELECT 1 FROM pg_stat_activity WHERE pid = $1", [
+          abandoned,
+        ]);
+        if (gone.rowCount === 0) break;
+        await sleep(10);
+      }
+      const { rowCount } = await direct.query("SELECT 1 FROM pg_stat_activity WHERE pid = $1", [
+        abandoned,
+      ]);
+      expect(rowCount).toBe(0);
     });
 
     it("cuts and silences connections and requests on demand, as the PGlite server's faults do", async () => {

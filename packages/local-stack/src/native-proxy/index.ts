@@ -5,6 +5,7 @@ import type { Listener, Transport, TransportSink } from "../pg-server/transport.
 import { listenWebSocket } from "../pg-server/ws-listener.ts";
 import { serverAddress } from "./dial.ts";
 import { Pipe } from "./pipe.ts";
+import { SessionPool } from "./session-pool.ts";
 import { nativeSqlOverHttp } from "./sql-over-http.ts";
 
 export interface NativeProxyOptions {
@@ -24,6 +25,8 @@ export interface NativeProxy {
   wsPort: number;
   /** Open client connections (WebSockets). */
   connectionCount(): number;
+  /** Server sessions kept idle now, how many were taken back idle, and how many reused. */
+  sessionStats(): { idle: number; returned: number; reused: number };
   /** Stops listening, drops every connection, and ends the statement pool. */
   close(): Promise<void>;
   /** Test-only: cuts or silences client connections as a network failure would. */
@@ -34,10 +37,12 @@ export interface NativeProxy {
  * What Neon puts in front of Postgres, locally, for a native PostgreSQL: the Neon driver in
  * the workers keeps its production code path (WebSocket for transactions, SQL-over-HTTP for
  * single statements) and reaches the real server through this proxy (`NEON_LOCAL_PROXY`).
- * WebSockets are piped byte for byte to the server's TCP port (over TLS when the URL's
- * `sslmode` asks for it, as Neon does) — the `address` the driver asks for is ignored, there
- * is one server behind this proxy — and `POST /sql` runs the statement on a pool of
- * connections to it. Unlike the PGlite server, nothing here takes turns: the
+ * WebSockets are piped byte for byte to a server session (over TLS when the URL's `sslmode`
+ * asks for it, as Neon does) — the `address` the driver asks for is ignored, there is one
+ * server behind this proxy — and `POST /sql` runs the statement on a pool of connections to
+ * it. A WebSocket's session is reused by the next client once it left it idle
+ * (`SessionPool`), as Neon's pooled endpoint reuses backends: a new backend per transaction
+ * would cost each request a process fork. Unlike the PGlite server, nothing here takes turns: the
  * server runs sessions concurrently, as in production.
  */
 export async function startNativeProxy(options: NativeProxyOptions): Promise<NativeProxy> {
@@ -50,6 +55,7 @@ export async function startNativeProxy(options: NativeProxyOptions): Promise<Nat
   // crash the process: the next statement gets a fresh one.
   pool.on("error", (error) => log(`[native-proxy] pooled connection: ${error.message}`));
   const faultPolicy = { cut: new FaultPolicy(), silence: new FaultPolicy() };
+  const sessions = new SessionPool({ log });
   const pipes = new Set<Pipe>();
   const httpRequests = new Set<ServerResponse>();
   let shuttingDown = false;
@@ -58,6 +64,7 @@ export async function startNativeProxy(options: NativeProxyOptions): Promise<Nat
     const pipe = new Pipe({
       transport,
       server,
+      sessions,
       faults: faultPolicy,
       log,
       onClosed: (p) => pipes.delete(p),
@@ -88,6 +95,11 @@ export async function startNativeProxy(options: NativeProxyOptions): Promise<Nat
     host,
     wsPort: listener.port,
     connectionCount: () => pipes.size,
+    sessionStats: () => ({
+      idle: sessions.size,
+      returned: sessions.returned,
+      reused: sessions.reused,
+    }),
     faults: faultSwitches(
       faultPolicy,
       (reason) => [...pipes].filter((pipe) => pipe.cut(reason)).length,
@@ -98,6 +110,7 @@ export async function startNativeProxy(options: NativeProxyOptions): Promise<Nat
         shuttingDown = true;
         const listenerClosed = listener.close();
         for (const pipe of [...pipes]) pipe.cut("proxy shutting down");
+        sessions.close();
         await listenerClosed;
         await pool.end();
         log("[native-proxy] closed");
