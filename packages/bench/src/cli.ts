@@ -4,6 +4,7 @@ import { BenchEngineError } from "./harness/engine.ts";
 import { createHttpClient, HttpError } from "./harness/http.ts";
 import { createReporter } from "./harness/report.ts";
 import { openTarget, type Target, TargetConfigError } from "./harness/target.ts";
+import { measureMachine, measurePostgres } from "./harness/yardstick.ts";
 
 /**
  * `pnpm bench <name>` (docs/architecture.md#benchmarks): runs one benchmark against its own local
@@ -67,14 +68,21 @@ for (const signal of ["SIGINT", "SIGTERM"] as const) {
 let exitCode = 0;
 let prepared: Prepared | undefined;
 try {
+  // Before anything else runs: the machine's own speed, to compare runs across machines.
+  const machine = await measureMachine();
   prepared = await bench.prepare?.(progress);
   target = await openTarget(process.env, progress, prepared?.stack);
   if (interrupted) stopAndExit();
   else {
+    const postgres = target.databaseUrl ? await measurePostgres(target.databaseUrl) : null;
+    const yardstick = { ...machine, postgres };
+    progress(`yardstick: ${JSON.stringify(yardstick)}`);
     const http = createHttpClient(target.baseUrl);
     try {
       const result = await bench.run({ target, http, scale, progress });
-      if (!interrupted) reporter.emit({ ...result, engine: target.engine, via: target.via });
+      if (!interrupted) {
+        reporter.emit({ ...result, engine: target.engine, via: target.via, yardstick });
+      }
     } finally {
       http.close();
     }

@@ -1,5 +1,6 @@
 import os from "node:os";
 import { round, startTimer } from "./stats.ts";
+import type { Yardstick } from "./yardstick.ts";
 
 /**
  * docs/architecture.md#benchmarks: human-readable progress on stderr, one JSON object on the last
@@ -10,7 +11,13 @@ export interface Reporter {
   /** one progress line on stderr, prefixed with the bench name and the seconds since start */
   progress(line: string): void;
   /** writes the final JSON line on stdout */
-  emit(result: { params: object; results: object; engine: object; via: string }): void;
+  emit(result: {
+    params: object;
+    results: object;
+    engine: object;
+    via: string;
+    yardstick: Yardstick;
+  }): void;
 }
 
 export interface Environment {
@@ -22,9 +29,11 @@ export interface Environment {
   /** 1-minute load average when the run started and when it ended: other work on the machine */
   load_avg: { start: number; end: number };
   scale: number;
+  /** the machine's own speed, measured before the run (see yardstick.ts) */
+  yardstick: Yardstick;
 }
 
-export function environment(scale: number, loadAtStart: number): Environment {
+export function environment(scale: number, loadAtStart: number, yardstick: Yardstick): Environment {
   const cpus = os.cpus();
   return {
     node: process.version,
@@ -34,6 +43,7 @@ export function environment(scale: number, loadAtStart: number): Environment {
     memory_gb: round(os.totalmem() / 1024 ** 3, 1),
     load_avg: { start: round(loadAtStart), end: round(os.loadavg()[0] ?? 0) },
     scale,
+    yardstick,
   };
 }
 
@@ -44,14 +54,14 @@ export function createReporter(bench: string, scale: number): Reporter {
     progress(line) {
       process.stderr.write(`[${bench} +${(elapsed() / 1000).toFixed(1)}s] ${line}\n`);
     },
-    emit({ params, results, engine, via }) {
+    emit({ params, results, engine, via, yardstick }) {
       const line = JSON.stringify({
         bench,
         engine,
         via,
         params,
         results,
-        environment: environment(scale, loadAtStart),
+        environment: environment(scale, loadAtStart, yardstick),
       });
       process.stdout.write(`${line}\n`);
     },

@@ -17,7 +17,7 @@ const RESET_TIMEOUT_MS = 5_000;
  * Idle server sessions of the native proxy, for reuse by the next client with the same
  * startup message — what Neon's pooled endpoint (PgBouncer) does in front of Postgres. The
  * workers open a WebSocket, so a server session, for every transaction; a backend costs a
- * process fork and a cold catalog cache (~45 ms on a 2-core VM), more than most requests.
+ * process fork and a cold catalog cache (15–50 ms on a 2-core VM), more than most requests.
  *
  * A session is taken back only when its client left it idle (every request answered, no
  * transaction open); it is then reset with `DISCARD ALL` (settings, prepared statements,

@@ -1,0 +1,79 @@
+import { spawn } from "node:child_process";
+import { LocalHashEmbedder } from "@quarry/providers";
+import pg from "pg";
+import { round, startTimer, summarize } from "./stats.ts";
+import { createTextCorpus } from "./text-corpus.ts";
+
+/**
+ * A few fixed measurements of the machine itself, taken before each benchmark and reported
+ * beside its figures, so that runs on different machines can be compared. Two VMs of the
+ * same size differed 2–4× in this project's figures, and not only in CPU speed: where
+ * creating a process costs tens of milliseconds (nested virtualisation), every new Postgres
+ * backend pays it, and a figure that moved may only say the machine changed.
+ */
+export interface Yardstick {
+  /** single-thread JavaScript: ms to embed 1,000 corpus texts with `local/hash` (best of 3) */
+  js_embed_ms: number;
+  /** process creation: ms per spawn of `true` to its exit (p50 of 10) */
+  spawn_ms: number;
+  /** the engine's Postgres, when reachable by URL; null otherwise */
+  postgres: {
+    /** ms per new connection and `SELECT 1` (p50 of 5): the cost of a new backend */
+    connect_ms: number;
+    /** ms per `SELECT 1` on an open connection (p50 of 50): one round trip */
+    round_trip_ms: number;
+  } | null;
+}
+
+const TEXTS = 1000;
+const corpus = createTextCorpus({ seed: 7, chars: 500 });
+
+/** The machine-only part (no database): JavaScript speed and process creation. */
+export async function measureMachine(): Promise<Omit<Yardstick, "postgres">> {
+  const texts = Array.from({ length: TEXTS }, (_, i) => corpus.text(i).text);
+  const embedder = new LocalHashEmbedder();
+  let best = Number.POSITIVE_INFINITY;
+  for (let run = 0; run < 3; run++) {
+    const elapsed = startTimer();
+    for (const text of texts) embedder.embedOne(text);
+    best = Math.min(best, elapsed());
+  }
+  const spawns: number[] = [];
+  for (let i = 0; i < 10; i++) spawns.push(await timeSpawn("true"));
+  return { js_embed_ms: round(best, 1), spawn_ms: summarize(spawns).p50 };
+}
+
+/** New connections and round trips to the Postgres at `databaseUrl`. */
+export async function measurePostgres(databaseUrl: string): Promise<Yardstick["postgres"]> {
+  const connects: number[] = [];
+  for (let i = 0; i < 5; i++) {
+    const elapsed = startTimer();
+    const client = new pg.Client({ connectionString: databaseUrl });
+    await client.connect();
+    await client.query("SELECT 1");
+    connects.push(elapsed());
+    await client.end();
+  }
+  const client = new pg.Client({ connectionString: databaseUrl });
+  await client.connect();
+  try {
+    const trips: number[] = [];
+    for (let i = 0; i < 50; i++) {
+      const elapsed = startTimer();
+      await client.query("SELECT 1");
+      trips.push(elapsed());
+    }
+    return { connect_ms: summarize(connects).p50, round_trip_ms: summarize(trips).p50 };
+  } finally {
+    await client.end();
+  }
+}
+
+function timeSpawn(command: string): Promise<number> {
+  const elapsed = startTimer();
+  return new Promise((resolve, reject) => {
+    const child = spawn(command, [], { stdio: "ignore" });
+    child.once("error", reject);
+    child.once("exit", () => resolve(elapsed()));
+  });
+}
