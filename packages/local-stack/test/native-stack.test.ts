@@ -253,43 +253,47 @@ describe.skipIf(!SERVER)(
       };
       const backendPid = async (client: NeonClient) =>
         (await client.query<{ pid: number }>("SELECT pg_backend_pid() AS pid")).rows[0]?.pid;
-      // A session is taken back once its reset has run, a moment after its client left.
-      const returned = async (work: () => Promise<unknown>) => {
-        const before = proxy.sessionStats().returned;
-        const result = await work();
-        for (let i = 0; i < 100 && proxy.sessionStats().returned === before; i++) await sleep(10);
-        expect(proxy.sessionStats().returned).toBeGreaterThan(before);
-        return result;
+      // A session is back in the pool once the server has run its reset (it shows as idle
+      // after DISCARD ALL) and the proxy has read the reply (no reset in flight).
+      const backInPool = async (pid: number | undefined) => {
+        const reset = async () =>
+          (
+            await direct.query(
+              "SELECT 1 FROM pg_stat_activity WHERE pid = $1 AND state = 'idle' AND query = 'DISCARD ALL'",
+              [pid],
+            )
+          ).rowCount === 1;
+        for (let i = 0; i < 200 && !(await reset()); i++) await sleep(10);
+        for (let i = 0; i < 200 && proxy.sessionStats().resetting > 0; i++) await sleep(10);
+        expect(await reset()).toBe(true);
+        expect(proxy.sessionStats().resetting).toBe(0);
       };
 
       // Session state of every kind a client can leave behind.
-      const first = await returned(() =>
-        session(async (client) => {
-          await client.query("SET statement_timeout = 4321");
-          await client.query("CREATE TEMP TABLE left_behind (n int)");
-          await client.query("PREPARE left_plan AS SELECT 1");
-          await client.query("SELECT pg_advisory_lock(4242)");
-          await client.query("LISTEN left_channel");
-          await client.query("BEGIN");
-          await client.query("INSERT INTO items (label) VALUES ('pooled-commit')");
-          await client.query("COMMIT");
-          return backendPid(client);
-        }),
-      );
+      const first = await session(async (client) => {
+        await client.query("SET statement_timeout = 4321");
+        await client.query("CREATE TEMP TABLE left_behind (n int)");
+        await client.query("PREPARE left_plan AS SELECT 1");
+        await client.query("SELECT pg_advisory_lock(4242)");
+        await client.query("LISTEN left_channel");
+        await client.query("BEGIN");
+        await client.query("INSERT INTO items (label) VALUES ('pooled-commit')");
+        await client.query("COMMIT");
+        return backendPid(client);
+      });
+      await backInPool(first);
       const reusedBefore = proxy.sessionStats().reused;
-      const second = await returned(() =>
-        session(async (client) => ({
-          pid: await backendPid(client),
-          timeout: (await client.query("SHOW statement_timeout")).rows[0]?.statement_timeout,
-          temp: (await client.query("SELECT to_regclass('pg_temp.left_behind') AS t")).rows[0]?.t,
-          prepared: (await client.query("SELECT count(*)::int AS n FROM pg_prepared_statements"))
-            .rows[0]?.n,
-          listening: (await client.query("SELECT count(*)::int AS n FROM pg_listening_channels()"))
-            .rows[0]?.n,
-        })),
-      );
+      const second = await session(async (client) => ({
+        pid: await backendPid(client),
+        timeout: (await client.query("SHOW statement_timeout")).rows[0]?.statement_timeout,
+        temp: (await client.query("SELECT to_regclass('pg_temp.left_behind') AS t")).rows[0]?.t,
+        prepared: (await client.query("SELECT count(*)::int AS n FROM pg_prepared_statements"))
+          .rows[0]?.n,
+        listening: (await client.query("SELECT count(*)::int AS n FROM pg_listening_channels()"))
+          .rows[0]?.n,
+      }));
       expect(second).toEqual({ pid: first, timeout: "0", temp: null, prepared: 0, listening: 0 });
-      expect(proxy.sessionStats().reused).toBeGreaterThan(reusedBefore);
+      expect(proxy.sessionStats().reused).toBe(reusedBefore + 1);
       // The advisory lock went with the reset: another backend takes it at once.
       const { rows: lock } = await direct.query("SELECT pg_try_advisory_lock(4242) AS got");
       expect(lock).toEqual([{ got: true }]);

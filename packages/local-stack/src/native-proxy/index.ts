@@ -25,8 +25,11 @@ export interface NativeProxy {
   wsPort: number;
   /** Open client connections (WebSockets). */
   connectionCount(): number;
-  /** Server sessions kept idle now, how many were taken back idle, and how many reused. */
-  sessionStats(): { idle: number; returned: number; reused: number };
+  /**
+   * Server sessions kept idle now, being reset on their way back, taken back idle so far, and
+   * handed to a client again so far.
+   */
+  sessionStats(): { idle: number; resetting: number; returned: number; reused: number };
   /** Stops listening, drops every connection, and ends the statement pool. */
   close(): Promise<void>;
   /** Test-only: cuts or silences client connections as a network failure would. */
@@ -97,6 +100,7 @@ export async function startNativeProxy(options: NativeProxyOptions): Promise<Nat
     connectionCount: () => pipes.size,
     sessionStats: () => ({
       idle: sessions.size,
+      resetting: sessions.resetting,
       returned: sessions.returned,
       reused: sessions.reused,
     }),

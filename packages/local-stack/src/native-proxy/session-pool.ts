@@ -35,6 +35,8 @@ export class SessionPool {
   reused = 0;
   /** sessions taken back idle (reset) so far */
   returned = 0;
+  /** sessions being reset now, on their way back */
+  resetting = 0;
 
   constructor(options: SessionPoolOptions = {}) {
     this.maxIdle = options.maxIdle ?? 32;
@@ -68,7 +70,9 @@ export class SessionPool {
       session.destroy();
       return;
     }
+    this.resetting++;
     void session.runAlone(RESET, RESET_TIMEOUT_MS).then((reset) => {
+      this.resetting--;
       if (!reset || this.closed || this.idle.size >= this.maxIdle) {
         if (!reset) this.log("[native-proxy] a session's reset failed: closed");
         session.destroy();
