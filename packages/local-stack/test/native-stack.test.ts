@@ -14,7 +14,6 @@ import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { WebSocket } from "ws";
 import { freePort } from "../src/free-port.ts";
-import { BackendStream } from "../src/native-proxy/backend-stream.ts";
 import { type NativeProxy, startNativeProxy } from "../src/native-proxy/index.ts";
 import { MessageBoundaries } from "../src/native-proxy/message-boundaries.ts";
 import {
@@ -24,6 +23,8 @@ import {
   pgvectorProblem,
   type ScratchDatabase,
 } from "../src/native-proxy/native-database.ts";
+import { backendMessage, backendMessages } from "../src/pg-server/protocol.ts";
+import { ReplyTracker } from "../src/pg-server/reply-tracker.ts";
 import { type Stack, startStack } from "../src/stack.ts";
 import {
   DUPLICATE_LABEL_ERROR,
@@ -94,12 +95,12 @@ describe("message boundaries (what the proxy's faults count)", () => {
     const query = Buffer.concat([Buffer.from("Q"), int32(4 + 9), Buffer.from("SELECT 1\0")]);
     const sync = Buffer.concat([Buffer.from("S"), int32(4)]);
     const stream = Buffer.concat([startup, query, sync]);
-    const whole = new MessageBoundaries().ends(stream);
+    const whole = new MessageBoundaries().messages(stream).map((m) => m.end);
     expect(whole).toEqual([12, 12 + query.length, stream.length]);
     for (let split = 1; split < stream.length; split++) {
       const counter = new MessageBoundaries();
-      const first = counter.ends(stream.subarray(0, split));
-      const second = counter.ends(stream.subarray(split)).map((end) => end + split);
+      const first = counter.messages(stream.subarray(0, split)).map((m) => m.end);
+      const second = counter.messages(stream.subarray(split)).map((m) => m.end + split);
       expect([...first, ...second], `split at ${split}`).toEqual(whole);
     }
   });
@@ -136,28 +137,31 @@ describe("message boundaries (what the proxy's faults count)", () => {
       message("Z", Buffer.from("I")),
     ]);
     for (let split = 1; split < stream.length; split += 7) {
-      const reader = new BackendStream();
-      reader.read(stream.subarray(0, split));
-      reader.read(stream.subarray(split));
+      const reader = new ReplyTracker();
+      reader.feed(stream.subarray(0, split));
+      reader.feed(stream.subarray(split));
       expect(reader.readyCount, `split at ${split}`).toBe(3);
-      expect(String.fromCharCode(reader.status)).toBe("I");
+      expect(String.fromCharCode(reader.readyStatus ?? 0)).toBe("I");
       expect(reader.errorCount).toBe(1);
-      expect(reader.atBoundary).toBe(true);
-      const kept = reader.handshake.map((m) => message(String.fromCharCode(m.type), m.body));
-      expect(Buffer.concat(kept).equals(Buffer.concat(handshake))).toBe(true);
     }
-    const partial = new BackendStream();
-    partial.read(stream.subarray(0, stream.length - 2));
+    // The handshake a reused session replays is read back from its bytes, message by message.
+    const kept = backendMessages(Buffer.concat(handshake)).map((m) =>
+      backendMessage(m.type, m.body),
+    );
+    expect(Buffer.concat(kept).equals(Buffer.concat(handshake))).toBe(true);
+    const partial = new ReplyTracker();
+    partial.feed(stream.subarray(0, stream.length - 2));
     expect(partial.readyCount).toBe(2);
-    expect(partial.atBoundary).toBe(false);
+    expect(partial.readyStatus).toBeUndefined();
   });
 
   it("stops counting a stream it cannot follow (TLS after an SSLRequest)", () => {
     const counter = new MessageBoundaries();
     const ssl = Buffer.concat([int32(8), int32(80877103)]);
-    expect(counter.ends(ssl)).toEqual([8]);
-    expect(counter.ends(Buffer.from([0x16, 0x03, 0x01, 0x02, 0x00, 0x01, 0x00, 0x01]))).toEqual([]);
-    expect(counter.ends(Buffer.concat([Buffer.from("S"), int32(4)]))).toEqual([]);
+    expect(counter.messages(ssl)).toEqual([{ end: 8, type: 0 }]);
+    const tls = Buffer.from([0x16, 0x03, 0x01, 0x02, 0x00, 0x01, 0x00, 0x01]);
+    expect(counter.messages(tls)).toEqual([]);
+    expect(counter.messages(Buffer.concat([Buffer.from("S"), int32(4)]))).toEqual([]);
   });
 });
 

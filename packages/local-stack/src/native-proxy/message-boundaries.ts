@@ -39,11 +39,6 @@ export class MessageBoundaries {
     return !this.lost && this.remaining === 0 && this.header.length === 0;
   }
 
-  /** Offsets within `chunk` just past each message that ends in it, in order. */
-  ends(chunk: Uint8Array): number[] {
-    return this.messages(chunk).map((message) => message.end);
-  }
-
   /** Each message that ends in `chunk`, in order: where it ends and its type. */
   messages(chunk: Uint8Array): MessageEnd[] {
     const ends: MessageEnd[] = [];

@@ -1,12 +1,17 @@
 import type { FaultPolicy } from "../pg-server/faults.ts";
-import { MSG_QUERY, MSG_SYNC, MSG_TERMINATE, PROTOCOL_MAJOR_3 } from "../pg-server/protocol.ts";
+import {
+  MSG_FUNCTION_CALL,
+  MSG_QUERY,
+  MSG_SYNC,
+  MSG_TERMINATE,
+  PROTOCOL_MAJOR_3,
+} from "../pg-server/protocol.ts";
 import type { Transport, TransportSink } from "../pg-server/transport.ts";
 import { dialServer, type ServerAddress } from "./dial.ts";
 import { MessageBoundaries } from "./message-boundaries.ts";
 import { ServerSession } from "./server-session.ts";
 import type { SessionPool } from "./session-pool.ts";
 
-const MSG_FUNCTION_CALL = 0x46; // 'F'
 /** The frontend messages the server answers with a ReadyForQuery of its own. */
 const REQUESTS = new Set([MSG_QUERY, MSG_SYNC, MSG_FUNCTION_CALL]);
 
@@ -149,7 +154,7 @@ export class Pipe implements TransportSink {
     const reuse = this.poolable && !cut.armed && !silence.armed;
     const idle = reuse ? this.opts.sessions.take(first) : undefined;
     if (idle) {
-      this.readyBase = idle.stream.readyCount;
+      this.readyBase = idle.reply.readyCount;
       this.attach(idle);
       this.opts.transport.write(idle.replayedHandshake());
       return;

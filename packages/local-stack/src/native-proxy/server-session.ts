@@ -1,10 +1,14 @@
 import type { Socket } from "node:net";
-import { MSG_READY_FOR_QUERY, TX_IDLE } from "../pg-server/protocol.ts";
-import { BackendStream, backendMessage } from "./backend-stream.ts";
-
-const MSG_AUTHENTICATION = 0x52; // 'R'
-const MSG_PARAMETER_STATUS = 0x53; // 'S'
-const MSG_BACKEND_KEY_DATA = 0x4b; // 'K'
+import {
+  backendMessage,
+  backendMessages,
+  MSG_AUTHENTICATION,
+  MSG_BACKEND_KEY_DATA,
+  MSG_PARAMETER_STATUS,
+  MSG_READY_FOR_QUERY,
+  TX_IDLE,
+} from "../pg-server/protocol.ts";
+import { ReplyTracker } from "../pg-server/reply-tracker.ts";
 
 /** What a session's owner hears from its server connection. */
 export interface SessionListener {
@@ -17,10 +21,12 @@ export interface SessionListener {
 /**
  * One server connection of the native proxy and what is known of it: the startup message it
  * was opened with (sessions are only reused for an identical one: same user, database and
- * options), and its byte stream, followed message by message (`BackendStream`).
+ * options), its byte stream, followed message by message (`ReplyTracker`), and the bytes of
+ * its handshake (everything the server sent up to its first ReadyForQuery).
  */
 export class ServerSession {
-  readonly stream = new BackendStream();
+  readonly reply = new ReplyTracker();
+  private readonly handshake: Buffer[] = [];
   private listener: SessionListener | null = null;
   private goneReason: string | null = null;
 
@@ -31,7 +37,9 @@ export class ServerSession {
   ) {
     socket.setNoDelay(true);
     socket.on("data", (bytes: Buffer) => {
-      this.stream.read(bytes);
+      // The server sends nothing after the handshake's ReadyForQuery until it is asked.
+      if (this.reply.readyCount === 0) this.handshake.push(bytes);
+      this.reply.feed(bytes);
       this.listener?.data(bytes);
     });
     socket.on("error", (error) => this.end(`server connection: ${error.message}`));
@@ -55,8 +63,8 @@ export class ServerSession {
    * reply is pending, and no transaction is open.
    */
   isIdleAt(readyCount: number): boolean {
-    const s = this.stream;
-    return !this.isGone && s.readyCount === readyCount && s.atBoundary && s.status === TX_IDLE;
+    const { reply } = this;
+    return !this.isGone && reply.readyCount === readyCount && reply.readyStatus === TX_IDLE;
   }
 
   /**
@@ -65,7 +73,7 @@ export class ServerSession {
    * the session opened (RESET ALL between clients brings them back), and ReadyForQuery.
    */
   replayedHandshake(): Buffer {
-    const kept = this.stream.handshake.filter(
+    const kept = backendMessages(Buffer.concat(this.handshake)).filter(
       (m) => m.type === MSG_PARAMETER_STATUS || m.type === MSG_BACKEND_KEY_DATA,
     );
     return Buffer.concat([
@@ -81,8 +89,8 @@ export class ServerSession {
    * `timeoutMs`.
    */
   runAlone(queryBytes: Uint8Array, timeoutMs: number): Promise<boolean> {
-    const expected = this.stream.readyCount + 1;
-    const errorsBefore = this.stream.errorCount;
+    const expected = this.reply.readyCount + 1;
+    const errorsBefore = this.reply.errorCount;
     return new Promise((resolve) => {
       const timer = setTimeout(() => finish(false), timeoutMs);
       const finish = (ok: boolean) => {
@@ -92,9 +100,9 @@ export class ServerSession {
       };
       this.listen({
         data: () => {
-          if (this.stream.readyCount < expected) return;
-          const clean = this.stream.errorCount === errorsBefore;
-          finish(clean && this.stream.status === TX_IDLE && this.stream.atBoundary);
+          const status = this.reply.readyStatus;
+          if (this.reply.readyCount < expected || status === undefined) return;
+          finish(this.reply.errorCount === errorsBefore && status === TX_IDLE);
         },
         gone: () => finish(false),
       });

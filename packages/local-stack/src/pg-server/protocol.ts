@@ -16,12 +16,16 @@ export const MSG_QUERY = 0x51; // 'Q'
 export const MSG_SYNC = 0x53; // 'S'
 export const MSG_TERMINATE = 0x58; // 'X'
 export const MSG_COPY_FAIL = 0x66; // 'f'
+export const MSG_FUNCTION_CALL = 0x46; // 'F'
 
 /** Backend (server → client) message type bytes we care about. */
 export const MSG_READY_FOR_QUERY = 0x5a; // 'Z'
 export const MSG_ERROR_RESPONSE = 0x45; // 'E'
 export const MSG_COPY_IN_RESPONSE = 0x47; // 'G'
 export const MSG_COPY_BOTH_RESPONSE = 0x57; // 'W'
+export const MSG_AUTHENTICATION = 0x52; // 'R'
+export const MSG_PARAMETER_STATUS = 0x53; // 'S'
+export const MSG_BACKEND_KEY_DATA = 0x4b; // 'K'
 
 /** Transaction status carried by ReadyForQuery. */
 export const TX_IDLE = 0x49; // 'I'
@@ -39,10 +43,26 @@ export function errorResponse(severity: "ERROR" | "FATAL", code: string, message
     `${field("S", severity)}${field("V", severity)}${field("C", code)}${field("M", message)}\0`,
     "utf8",
   );
+  return backendMessage(MSG_ERROR_RESPONSE, body);
+}
+
+/** A backend message's bytes: type, length (which counts itself), body. */
+export function backendMessage(type: number, body: Uint8Array): Buffer {
   const header = Buffer.alloc(5);
-  header[0] = MSG_ERROR_RESPONSE;
+  header[0] = type;
   header.writeInt32BE(body.length + 4, 1);
   return Buffer.concat([header, body]);
+}
+
+/** The whole backend messages in `bytes` (a complete stretch of a server's stream), in order. */
+export function backendMessages(bytes: Buffer): { type: number; body: Buffer }[] {
+  const messages: { type: number; body: Buffer }[] = [];
+  for (let at = 0; at + 5 <= bytes.length; ) {
+    const end = at + 1 + bytes.readInt32BE(at + 1);
+    messages.push({ type: bytes[at] as number, body: bytes.subarray(at + 5, end) });
+    at = end;
+  }
+  return messages;
 }
 
 /** The frontend messages this server sends PGlite itself, serialised by pg-protocol. */

@@ -12,9 +12,14 @@ import {
  * the headers cannot. State deliberately carries over between replies: CopyData
  * gets an empty reply, and the session is still in COPY afterwards. (Not pg-protocol's
  * Parser: it would decode every row of every reply, and cannot say whether the bytes so far
- * end on a message boundary.)
+ * end on a message boundary.) The native proxy follows its server sessions with it too, and
+ * counts what it needs to hand a session on: the ReadyForQuery and ErrorResponse messages.
  */
 export class ReplyTracker {
+  /** ReadyForQuery messages read whole so far */
+  readyCount = 0;
+  /** ErrorResponse messages read so far */
+  errorCount = 0;
   private readonly header = Buffer.alloc(5);
   private headerFill = 0;
   private bodyRemaining = 0;
@@ -30,6 +35,7 @@ export class ReplyTracker {
         if (this.lastType === MSG_READY_FOR_QUERY) this.lastStatus = chunk[i + n - 1];
         i += n;
         this.bodyRemaining -= n;
+        if (this.bodyRemaining === 0 && this.lastType === MSG_READY_FOR_QUERY) this.readyCount++;
         continue;
       }
       this.header[this.headerFill++] = chunk[i++]!;
@@ -37,6 +43,7 @@ export class ReplyTracker {
         this.headerFill = 0;
         this.lastType = this.header[0]!;
         this.lastStatus = undefined;
+        if (this.lastType === MSG_ERROR_RESPONSE) this.errorCount++;
         this.bodyRemaining = this.header.readInt32BE(1) - 4;
       }
     }
