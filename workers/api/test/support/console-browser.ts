@@ -1,7 +1,8 @@
 import { mkdir } from "node:fs/promises";
 import type { Browser, BrowserContext, Page } from "playwright-core";
-import { afterAll, beforeAll, inject } from "vitest";
+import { afterAll, afterEach, beforeAll, beforeEach, inject } from "vitest";
 import { cspViolations, launchChromium, recordCspViolations } from "./chromium.ts";
+import { diagnose, logLength, type TrafficWatch, watchTraffic } from "./console-diagnosis.ts";
 import { createTenant, type Tenant } from "./tenant.ts";
 
 export { launchChromium } from "./chromium.ts";
@@ -22,6 +23,8 @@ export interface ConsoleTab {
   errors: string[];
   /** what the Content-Security-Policy refused, as "directive url" */
   cspViolations: () => Promise<string[]>;
+  /** requests that failed, answered >= 400 or are unanswered (printed when a test fails) */
+  traffic: TrafficWatch;
 }
 
 export async function openConsoleTab(
@@ -40,7 +43,8 @@ export async function openConsoleTab(
   const page = await context.newPage();
   const errors: string[] = [];
   page.on("pageerror", (error) => errors.push(error.message));
-  return { context, page, blocked, errors, cspViolations: () => cspViolations(page) };
+  const traffic = watchTraffic(page);
+  return { context, page, blocked, errors, cspViolations: () => cspViolations(page), traffic };
 }
 
 export interface ConsoleSession {
@@ -73,6 +77,21 @@ export function useConsoleTab(label: string, options: ConsoleSessionOptions = {}
     session.tab = await openConsoleTab(session.browser);
     if (options.defaultTimeout) session.tab.page.setDefaultTimeout(options.defaultTimeout);
   }, options.setupTimeout);
+  // A failed step prints what the tab showed and what the stack did meanwhile.
+  const workerLog = inject("workerLog");
+  let logFrom = 0;
+  beforeEach(async () => {
+    session.tab?.traffic.reset();
+    logFrom = await logLength(workerLog);
+  });
+  afterEach(async ({ task }) => {
+    if (task.result?.state !== "fail" || !session.tab) return;
+    const report = await diagnose(session.tab.page, session.tab.traffic, {
+      file: workerLog,
+      from: logFrom,
+    });
+    console.error(`[${label}] "${task.name}" failed; the console tab:\n${report}`);
+  });
   afterAll(async () => {
     await session.tab?.context.close();
     await session.browser?.close();
