@@ -27,13 +27,14 @@ export interface NeonReply {
 }
 
 /**
- * Runs one statement for a request. `gone()` says the client has left (e.g. while the
- * statement waited for its turn): the statement should not run then, and `undefined` means
- * nothing is to be answered.
+ * Runs one statement for a request. `left` aborts when the client goes away before its
+ * answer (its deadline passed, its connection dropped): a statement not started yet should
+ * not run then, one running should be cancelled, and `undefined` means nothing is to be
+ * answered.
  */
 export type RunStatement = (
   statement: Statement,
-  gone: () => boolean,
+  left: AbortSignal,
 ) => Promise<NeonReply | undefined>;
 
 export interface NeonSqlEndpointOptions {
@@ -102,7 +103,11 @@ export function neonSqlEndpoint(options: NeonSqlEndpointOptions) {
       return;
     }
     options.inFlight.add(res);
-    res.on("close", () => options.inFlight.delete(res));
+    const left = new AbortController();
+    res.on("close", () => {
+      options.inFlight.delete(res);
+      if (!res.writableFinished) left.abort();
+    });
     let statement: Statement;
     try {
       statement = parseStatement(await readBody(req));
@@ -113,7 +118,7 @@ export function neonSqlEndpoint(options: NeonSqlEndpointOptions) {
       return;
     }
     try {
-      const answer = await options.run(statement, () => res.destroyed);
+      const answer = await options.run(statement, left.signal);
       if (answer) reply(res, answer.status, answer.body);
     } catch (error) {
       reply(res, 500, { message: error instanceof Error ? error.message : String(error) });

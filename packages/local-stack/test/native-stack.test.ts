@@ -221,6 +221,33 @@ describe.skipIf(!SERVER)(
       expect(rows).toEqual([{ n: 25 }]);
     });
 
+    it("cancels a statement over HTTP whose caller left, and serves the next one on its connection", async () => {
+      const marker = "left-by-its-caller";
+      const running = async () => {
+        const { rows } = await direct.query(
+          `SELECT count(*)::int AS n FROM pg_stat_activity
+           WHERE state = 'active' AND query LIKE $1 AND pid <> pg_backend_pid()`,
+          [`%${marker}%`],
+        );
+        return rows[0].n as number;
+      };
+      const abandoned = fetch(`http://${proxy.host}:${proxy.wsPort}/sql`, {
+        method: "POST",
+        headers: { "Content-Type": "application/json" },
+        body: JSON.stringify({ query: `SELECT pg_sleep(60) /* ${marker} */`, params: [] }),
+        signal: AbortSignal.timeout(1_000),
+      });
+      await expect.poll(running, { timeout: 5_000 }).toBe(1);
+      await expect(abandoned).rejects.toThrow();
+      // Not a minute later: the server stops it as soon as the caller is gone.
+      await expect.poll(running, { timeout: 5_000 }).toBe(0);
+      const sql = neon(database.url);
+      const after = await Promise.all(
+        Array.from({ length: 25 }, (_, i) => sql.query("SELECT $1::int AS i", [i])),
+      );
+      expect(after.map((rows) => rows[0]?.i)).toEqual(Array.from({ length: 25 }, (_, i) => i));
+    });
+
     it("pipes transactions over WebSocket to the server, concurrently (no turns, unlike PGlite)", async () => {
       const pool = new NeonPool({ connectionString: database.url, max: 2 });
       const a = await pool.connect();

@@ -27,12 +27,21 @@ export function nativeSqlOverHttp(options: NativeSqlOverHttpOptions) {
   return neonSqlEndpoint({
     ...shared,
     label: "native-proxy",
-    async run(statement, gone): Promise<NeonReply | undefined> {
+    async run(statement, left): Promise<NeonReply | undefined> {
       const client = await pool.connect();
       // A connection left in a transaction, or in an unknown state, is closed, not reused.
       let discard = false;
+      // The caller gave up (its deadline, a dropped connection): the statement is cancelled,
+      // or it would hold this connection, and whatever it locked, for as long as it runs.
+      // The connection goes back to the pool only once the cancel was delivered, so that it
+      // never strikes the next request's statement.
+      let cancelling: Promise<void> | undefined;
+      const cancel = () => {
+        cancelling = cancelBackend(pool, client, shared.log);
+      };
+      left.addEventListener("abort", cancel, { once: true });
       try {
-        if (gone()) return undefined;
+        if (left.aborted) return undefined;
         const result = await client.query({
           text: statement.query,
           values: statement.params,
@@ -60,8 +69,35 @@ export function nativeSqlOverHttp(options: NativeSqlOverHttpOptions) {
         discard = true;
         throw error;
       } finally {
+        left.removeEventListener("abort", cancel);
+        await cancelling;
         client.release(discard);
       }
     },
   });
+}
+
+/**
+ * Asks the server to cancel what `client`'s backend is running (`pg_cancel_backend`, on a
+ * connection of its own: the pool may have none to spare). The statement then fails with
+ * 57014 and the connection goes back to the pool idle.
+ */
+async function cancelBackend(
+  pool: pg.Pool,
+  client: pg.PoolClient,
+  log: (msg: string) => void,
+): Promise<void> {
+  const pid = (client as pg.PoolClient & { processID?: number }).processID;
+  if (!pid) return;
+  const canceller = new pg.Client(pool.options);
+  canceller.on("error", () => {});
+  try {
+    await canceller.connect();
+    await canceller.query("SELECT pg_cancel_backend($1)", [pid]);
+    log(`[native-proxy http] cancelled the statement of backend ${pid}: its caller left`);
+  } catch (error) {
+    log(`[native-proxy http] could not cancel backend ${pid}: ${(error as Error).message}`);
+  } finally {
+    await canceller.end().catch(() => {});
+  }
 }

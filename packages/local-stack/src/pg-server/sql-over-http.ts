@@ -36,13 +36,13 @@ export function sqlOverHttp(options: SqlOverHttpOptions) {
   return neonSqlEndpoint({
     ...shared,
     label: "pg-server",
-    async run(statement, gone): Promise<NeonReply | undefined> {
+    async run(statement, left): Promise<NeonReply | undefined> {
       const owner = {};
       const granted = await lock.acquire(owner);
       if (!granted) return undefined;
       try {
         // The client may have gone while we waited for the session: do not run its statement.
-        if (gone()) return undefined;
+        if (left.aborted) return undefined;
         // The raw-stream entry point, as the wire connections use it: PGlite's parsed
         // `execProtocol` keeps a stream callback of theirs that would swallow this reply.
         const chunks: Uint8Array[] = [];
