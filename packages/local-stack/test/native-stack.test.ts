@@ -231,16 +231,18 @@ describe.skipIf(!SERVER)(
         );
         return rows[0].n as number;
       };
+      const caller = new AbortController();
       const abandoned = fetch(`http://${proxy.host}:${proxy.wsPort}/sql`, {
         method: "POST",
         headers: { "Content-Type": "application/json" },
         body: JSON.stringify({ query: `SELECT pg_sleep(60) /* ${marker} */`, params: [] }),
-        signal: AbortSignal.timeout(1_000),
+        signal: caller.signal,
       });
-      await expect.poll(running, { timeout: 5_000 }).toBe(1);
+      await expect.poll(running, { timeout: 10_000 }).toBe(1);
+      caller.abort();
       await expect(abandoned).rejects.toThrow();
       // Not a minute later: the server stops it as soon as the caller is gone.
-      await expect.poll(running, { timeout: 5_000 }).toBe(0);
+      await expect.poll(running, { timeout: 10_000 }).toBe(0);
       const sql = neon(database.url);
       const after = await Promise.all(
         Array.from({ length: 25 }, (_, i) => sql.query("SELECT $1::int AS i", [i])),
