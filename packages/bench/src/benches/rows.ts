@@ -114,6 +114,15 @@ export const rowsBench: Bench = {
 
       const load = await loadSequential(api, raw, mainId, batches, progress);
       const concurrent = await loadConcurrent(api, concurrentId, concurrentRows, progress);
+      // One more raw batch, explained and rolled back: the insert's own time against each
+      // trigger that keeps the search structures (keyword statistics, filter tables, backlog).
+      const writePlan = await raw?.explainBatch(documentId("raw-explained", 0), total, BATCH);
+      if (writePlan) {
+        const triggers = Object.entries(writePlan.triggers_ms ?? {})
+          .map(([name, ms]) => `${name} ${ms} ms`)
+          .join(", ");
+        progress(`raw batch explained: ${writePlan.execution_ms} ms, of which ${triggers}`);
+      }
 
       progress("E6: request floor (GET /health, GET /api/datasets/{id})");
       const floor = {
@@ -195,6 +204,7 @@ export const rowsBench: Bench = {
         upsert_batch_ms: load.upsertBatch,
         upsert_concurrent_batch_ms: concurrent.batch,
         raw_insert_batch_ms: load.rawBatch,
+        raw_insert_explained: writePlan ?? null,
         rows_per_s_by_tenth: load.byTenth,
         load_wall_s: load.wallS,
         e6_ms: e6,

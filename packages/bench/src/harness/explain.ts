@@ -10,6 +10,16 @@ export interface PlanSummary {
   /** rows the top node returned */
   rows: number;
   indexes: string[];
+  /**
+   * A write's triggers (foreign keys among them), each one's milliseconds over all its calls;
+   * absent when none ran
+   */
+  triggers_ms?: Record<string, number>;
+}
+
+interface TriggerTiming {
+  "Trigger Name": string;
+  Time: number;
 }
 
 interface PlanNode {
@@ -32,6 +42,7 @@ export async function explainAnalyze(
     Plan: PlanNode;
     "Planning Time": number;
     "Execution Time": number;
+    Triggers?: TriggerTiming[];
   }[];
   const top = doc[0];
   if (!top) throw new Error("EXPLAIN returned no plan");
@@ -55,5 +66,12 @@ export async function explainAnalyze(
     execution_ms: round(top["Execution Time"], 3),
     rows: top.Plan["Actual Rows"] ?? 0,
     indexes: [...indexes],
+    ...(top.Triggers?.length ? { triggers_ms: triggerTimes(top.Triggers) } : {}),
   };
+}
+
+function triggerTimes(triggers: TriggerTiming[]): Record<string, number> {
+  const times: Record<string, number> = {};
+  for (const t of triggers) times[t["Trigger Name"]] = round(t.Time, 3);
+  return times;
 }

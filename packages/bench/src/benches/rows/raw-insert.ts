@@ -1,5 +1,6 @@
 import { createEmbedder } from "@quarry/providers";
 import type pg from "pg";
+import { explainAnalyze, type PlanSummary } from "../../harness/explain.ts";
 import { startTimer } from "../../harness/stats.ts";
 import { workloadRow } from "./workload.ts";
 
@@ -14,6 +15,11 @@ import { workloadRow } from "./workload.ts";
 export interface RawInserter {
   /** inserts rows first..first+count-1 under `documentId`; returns the statement's milliseconds */
   insertBatch(documentId: string, first: number, count: number): Promise<number>;
+  /**
+   * The same insert under EXPLAIN ANALYZE, rolled back: where a batch's time goes (the
+   * statement itself, each trigger that keeps the search structures)
+   */
+  explainBatch(documentId: string, first: number, count: number): Promise<PlanSummary>;
 }
 
 const COLUMNS_PER_ROW = 4;
@@ -36,27 +42,41 @@ export function createRawInserter(
 ): RawInserter {
   const embedder = createEmbedder("local/hash", {});
   const statements = new Map<number, string>();
+  /** the statement and its parameters for rows first..first+count-1 */
+  const prepare = async (documentId: string, first: number, count: number) => {
+    const rows = Array.from({ length: count }, (_, k) => workloadRow(first + k));
+    const vectors = await embedder.embed(rows.map((r) => r.text));
+    const params: unknown[] = [target.projectId, target.datasetId, documentId];
+    rows.forEach((row, k) => {
+      params.push(
+        JSON.stringify({ text: row.text }),
+        JSON.stringify({ ...row.metadata, documentId }),
+        `[${(vectors[k] as number[]).join(",")}]`,
+        row.text,
+      );
+    });
+    let sql = statements.get(count);
+    if (!sql) {
+      sql = insertSql(count);
+      statements.set(count, sql);
+    }
+    return { sql, params };
+  };
   return {
     async insertBatch(documentId, first, count) {
-      const rows = Array.from({ length: count }, (_, k) => workloadRow(first + k));
-      const vectors = await embedder.embed(rows.map((r) => r.text));
-      const params: unknown[] = [target.projectId, target.datasetId, documentId];
-      rows.forEach((row, k) => {
-        params.push(
-          JSON.stringify({ text: row.text }),
-          JSON.stringify({ ...row.metadata, documentId }),
-          `[${(vectors[k] as number[]).join(",")}]`,
-          row.text,
-        );
-      });
-      let sql = statements.get(count);
-      if (!sql) {
-        sql = insertSql(count);
-        statements.set(count, sql);
-      }
+      const { sql, params } = await prepare(documentId, first, count);
       const elapsed = startTimer();
       await client.query(sql, params);
       return elapsed();
+    },
+    async explainBatch(documentId, first, count) {
+      const { sql, params } = await prepare(documentId, first, count);
+      await client.query("BEGIN");
+      try {
+        return await explainAnalyze(client, sql, params);
+      } finally {
+        await client.query("ROLLBACK");
+      }
     },
   };
 }
