@@ -77,6 +77,8 @@ export function nativeSqlOverHttp(options: NativeSqlOverHttpOptions) {
   });
 }
 
+const CANCEL_TIMEOUT_MS = 5_000;
+
 /**
  * Asks the server to cancel what `client`'s backend is running (`pg_cancel_backend`, on a
  * connection of its own: the pool may have none to spare). The statement then fails with
@@ -89,7 +91,12 @@ async function cancelBackend(
 ): Promise<void> {
   const pid = (client as pg.PoolClient & { processID?: number }).processID;
   if (!pid) return;
-  const canceller = new pg.Client(pool.options);
+  // Bounded: the pooled connection waits for this before it serves anyone again.
+  const canceller = new pg.Client({
+    ...pool.options,
+    connectionTimeoutMillis: CANCEL_TIMEOUT_MS,
+    query_timeout: CANCEL_TIMEOUT_MS,
+  });
   canceller.on("error", () => {});
   try {
     await canceller.connect();
