@@ -1,7 +1,8 @@
-import { createDataset, createProject } from "@quarry/core";
+import { createDataset } from "@quarry/core";
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type FreshDatabase, freshDatabase } from "../../core/test/support/database.ts";
+import { createTenant } from "../../core/test/support/tenant.ts";
 import { createRawInserter, type RawInserter } from "../src/benches/rows/raw-insert.ts";
 
 /**
@@ -20,11 +21,10 @@ describe.skipIf(!NATIVE)("a raw batch, explained", () => {
     fresh = await freshDatabase("native");
     client = new pg.Client({ connectionString: fresh.url });
     await client.connect();
-    const project = await createProject(fresh.db, { name: "explained" });
-    const ctx = { db: fresh.db, projectId: project.id };
+    const { ctx } = await createTenant(fresh.db, "explained");
     const dataset = await createDataset(ctx, { name: "raw" }, { embeddingModel: "local/hash" });
     datasetId = dataset.id;
-    raw = createRawInserter(client, { projectId: project.id, datasetId });
+    raw = createRawInserter(client, { projectId: ctx.projectId, datasetId });
   });
 
   afterAll(async () => {
