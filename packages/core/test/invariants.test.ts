@@ -101,6 +101,11 @@ describe("invariants", () => {
         "UPDATE indexed_vectors SET embedding = (SELECT embedding FROM rows WHERE id = $2) WHERE row_id = $1",
         [a1, c0],
       ],
+      // a backlog entry whose copy is not its row's embedding any more
+      [
+        "UPDATE vector_backlog SET embedding = (SELECT embedding FROM rows WHERE id = $2) WHERE row_id = $1",
+        [b0, a0],
+      ],
       // a row that waits for the graph in neither place
       ["DELETE FROM vector_backlog WHERE row_id = $1", [c0]],
       ["DELETE FROM documents WHERE dataset_id = $1 AND id = 'doc-c'", [datasetId]],
@@ -119,6 +124,7 @@ describe("invariants", () => {
       ["vector_backlog/indexed_vectors", "graph orphan", 1],
       ["vector_backlog/indexed_vectors", "missing", 1],
       ["vector_backlog/indexed_vectors", "stale", 1],
+      ["vector_backlog/indexed_vectors", "stale backlog", 1],
       ["documents", "rows without their document", 1],
     ]);
     const lines = await checkInvariants(database.fresh, { datasetIds: [datasetId] });
@@ -130,6 +136,9 @@ describe("invariants", () => {
     );
     expect(lines).toContain(
       `vector_backlog/indexed_vectors stale (1): graph vector row ${a1} (dataset ${datasetId}) is not the row's current embedding`,
+    );
+    expect(lines).toContain(
+      `vector_backlog/indexed_vectors stale backlog (1): backlog entry row ${b0} (dataset ${datasetId}) does not hold the row's current embedding`,
     );
     expect(lines).toContain(
       `documents rows without their document (1): 1 rows of document ${datasetId}/doc-c, which does not exist`,

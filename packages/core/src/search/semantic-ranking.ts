@@ -65,12 +65,16 @@ export class SemanticSearch {
   candidatesSql(limit: number): SQL {
     // `indexed_vectors` and `vector_backlog` are kept by triggers on `rows`: packages/db/README.md
     const graph = vectorExpression(this.dataset.dimensions, "v.embedding");
-    const ofBacklog = sql`FROM vector_backlog b JOIN rows r ON r.id = b.row_id
-      WHERE b.dataset_id = ${this.dataset.id} AND r.embedding IS NOT NULL`;
+    // The backlog is ranked on its own copies of the embeddings (equal to the rows', kept so
+    // by the same triggers): no TOAST fetch from `rows` per waiting row.
+    const waiting = vectorExpression(this.dataset.dimensions, "b.embedding");
+    const backlogRanked = sql`SELECT b.row_id AS id, (${waiting} <=> ${this.queryVector}) AS distance
+      FROM vector_backlog b`;
+    const ofDataset = sql`b.dataset_id = ${this.dataset.id}`;
     if (!this.filter) {
       return sql`(${this.graphSql(sql`LIMIT ${limit}::int`)})
       UNION ALL
-      (SELECT r.id, ${this.distance()} AS distance ${ofBacklog} ORDER BY 2, 1 LIMIT ${limit}::int)`;
+      (${backlogRanked} WHERE ${ofDataset} ORDER BY 2, 1 LIMIT ${limit}::int)`;
     }
     const cap = VECTOR_SEARCH_TUNING.exactFilterRows;
     const base = sql`FROM rows r WHERE r.dataset_id = ${this.dataset.id} AND r.embedding IS NOT NULL`;
@@ -88,8 +92,8 @@ export class SemanticSearch {
        WHERE v.dataset_id = ${this.dataset.id} AND ${this.filter} AND NOT (SELECT yes FROM few)
        ORDER BY ${graph} <=> ${this.queryVector} LIMIT ${limit}::int)
       UNION ALL
-      (SELECT r.id, ${this.distance()} AS distance ${ofBacklog} AND ${this.filter}
-         AND NOT (SELECT yes FROM few)
+      (${backlogRanked} JOIN rows r ON r.id = b.row_id
+       WHERE ${ofDataset} AND ${this.filter} AND NOT (SELECT yes FROM few)
        ORDER BY 2, 1 LIMIT ${limit}::int)`;
   }
 

