@@ -4,6 +4,7 @@ import {
   createDataset,
   deleteDocument,
   deleteRow,
+  documentFilteredSearch,
   indexVectorBacklog,
   pendingVectorRows,
   searchRows,
@@ -52,21 +53,39 @@ describe("the vector backlog", () => {
       { embeddingModel: "local/hash" },
     );
     const rows = (from: number, n: number) =>
-      Array.from({ length: n }, (_, i) => ({ data: { text: text(from + i) } }));
+      Array.from({ length: n }, (_, i) => ({
+        data: { text: text(from + i) },
+        metadata: { n: from + i },
+      }));
     await upsertRows(ctx, id, { document_id: "a", rows: rows(0, 30) });
     await upsertRows(ctx, id, { document_id: "b", rows: rows(30, 30) });
     await expectVectorsConsistent(id);
     expect(await pendingVectorRows(database.db, id)).toBe(60);
     const query = { query: "comets and tides", top_k: 10 };
+    // Every search that ranks rows exactly (E1's rows, hybrid's keyword candidates, a
+    // filter few rows pass) reads the vectors from the backlog or the graph's table.
+    const everySearch = async () => ({
+      semantic: await searchRows(ctx, id, query),
+      hybrid: await searchRows(ctx, id, { ...query, alpha: 0.5 }),
+      filtered: await searchRows(ctx, id, { ...query, filter: { n: { $gte: 50 } } }),
+      documents: await documentFilteredSearch(ctx, id, {
+        query: query.query,
+        top_k_documents: 2,
+        top_k_rows: 10,
+      }),
+    });
     const exact = await searchRows(ctx, id, query);
+    const all = await everySearch();
+    expect(all.semantic).toEqual(exact);
+    expect(all.filtered.results.length).toBe(10);
 
     expect(await indexVectorBacklog(database.db, id, 25)).toEqual({ indexed: 25, pending: 35 });
     await expectVectorsConsistent(id);
-    expect(await searchRows(ctx, id, query)).toEqual(exact);
+    expect(await everySearch()).toEqual(all);
     expect(await indexVectorBacklog(database.db, id, 1000)).toEqual({ indexed: 35, pending: 0 });
     expect(await indexVectorBacklog(database.db, id, 1000)).toEqual({ indexed: 0, pending: 0 });
     await expectVectorsConsistent(id);
-    expect(await searchRows(ctx, id, query)).toEqual(exact);
+    expect(await everySearch()).toEqual(all);
 
     // A new text re-embeds the row: it leaves the graph for the backlog, and ranks by its text.
     const target = exact.results[9]!;

@@ -55,7 +55,7 @@ export async function documentFilteredSearch(
     ${keyword ? sql`${keywordTermsCtes(dataset.id, params.query, "row")}, ${rowTermArraysCte},` : sql``}
     candidates AS MATERIALIZED (
       SELECT r.id,
-             ${semantic ? semantic.distance() : sql`NULL::float8`} AS distance,
+             ${semantic ? semantic.storedDistance(sql`r.id`) : sql`NULL::float8`} AS distance,
              ${keyword ? rowBm25 : sql`0::float8`} AS score
       FROM rows r${keyword ? sql` CROSS JOIN row_arr a` : sql``}
       WHERE r.dataset_id = ${dataset.id}

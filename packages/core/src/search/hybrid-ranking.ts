@@ -61,8 +61,8 @@ export function hybridRankingSql(
     SELECT s.id, s.distance, ${rowBm25} AS score
     FROM semantic s JOIN rows r ON r.id = s.id CROSS JOIN row_arr a
     UNION ALL
-    SELECT k.id, ${semantic.distance()} AS distance, k.score
-    FROM keyword k JOIN rows r ON r.id = k.id
+    SELECT k.id, ${semantic.storedDistance(sql`k.id`)} AS distance, k.score
+    FROM keyword k
     WHERE k.id NOT IN (SELECT id FROM semantic)
   ),
   fused AS (
