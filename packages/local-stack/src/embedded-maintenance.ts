@@ -69,7 +69,9 @@ export function startEmbeddedMaintenance(
   let lastBusyTurn = Date.now();
   const log = options.log ?? (() => {});
   const lock = sessionLockFor<unknown>(db);
-  const owner = { name: "maintenance" };
+  // What holds the session while maintenance runs, for whoever asks why it is busy (a test's
+  // hang diagnosis reads the lock's owner).
+  const owner: { name: string; statement?: string; since?: string } = { name: "maintenance" };
   let stopped = false;
   let running: Promise<string[]> | undefined;
   let lastGrants = lock.grants;
@@ -115,7 +117,16 @@ export function startEmbeddedMaintenance(
             : undefined;
       if (!statement) continue;
       const started = Date.now();
-      await withSession(() => db.exec(statement));
+      await withSession(async () => {
+        owner.statement = statement;
+        owner.since = new Date().toISOString();
+        try {
+          await db.exec(statement);
+        } finally {
+          owner.statement = undefined;
+          owner.since = undefined;
+        }
+      });
       done.push(statement);
       log(`[maintenance] ${statement} (${Date.now() - started} ms)`);
     }

@@ -34,6 +34,11 @@ export interface StackOptions {
   wranglerOutput?: "inherit" | { file: string };
   readyTimeoutMs?: number;
   log?: (line: string) => void;
+  /**
+   * Where the loopback database server logs each client connection's life (opened, cut,
+   * restored, closed): a line per event, so for post-mortems only (tests). Default: silent.
+   */
+  databaseServerLog?: (line: string) => void;
 }
 
 /**
@@ -101,8 +106,8 @@ export async function startStack(options: StackOptions): Promise<Stack> {
 
   const started = Date.now();
   const engine = options.databaseUrl
-    ? await openNative(options.databaseUrl, log)
-    : await openEmbedded(dataDir, log);
+    ? await openNative(options.databaseUrl, log, options.databaseServerLog)
+    : await openEmbedded(dataDir, log, options.databaseServerLog);
   log(`database ready in ${Date.now() - started} ms`);
 
   let configs: { api: string; ingest: string };
@@ -167,9 +172,16 @@ interface OpenedEngine {
   close(): Promise<void>;
 }
 
-async function openEmbedded(dataDir: string, log: (line: string) => void): Promise<OpenedEngine> {
+async function openEmbedded(
+  dataDir: string,
+  log: (line: string) => void,
+  serverLog: ((line: string) => void) | undefined,
+): Promise<OpenedEngine> {
   const database = await openEmbeddedDatabase(join(dataDir, "pg"));
-  const pg = await startPgServer(database, { host: "127.0.0.1" });
+  const pg = await startPgServer(database, {
+    host: "127.0.0.1",
+    ...(serverLog ? { log: serverLog } : {}),
+  });
   const maintenance = startEmbeddedMaintenance(database, { log });
   return {
     stack: {
@@ -193,10 +205,18 @@ async function openEmbedded(dataDir: string, log: (line: string) => void): Promi
   };
 }
 
-async function openNative(databaseUrl: string, log: (line: string) => void): Promise<OpenedEngine> {
+async function openNative(
+  databaseUrl: string,
+  log: (line: string) => void,
+  serverLog: ((line: string) => void) | undefined,
+): Promise<OpenedEngine> {
   const { pgvectorVersion } = await prepareNativeDatabase(databaseUrl);
   log(`native PostgreSQL ${maskDatabaseUrl(databaseUrl)} migrated (pgvector ${pgvectorVersion})`);
-  const pg = await startNativeProxy({ databaseUrl, host: "127.0.0.1" });
+  const pg = await startNativeProxy({
+    databaseUrl,
+    host: "127.0.0.1",
+    ...(serverLog ? { log: serverLog } : {}),
+  });
   return {
     // The workers get the real connection string: the driver's startup message carries its
     // user, password and database through the proxy; only the host is the proxy's business.

@@ -283,118 +283,131 @@ describe.concurrent("ingest worker and model provider faults", () => {
 });
 
 describe("b. database connections drop mid-request", () => {
-  it("acknowledged upserts exist exactly once, the rest whole or not at all; 5xx envelopes; recovery", async () => {
-    const token = await fx.tenant("faults-db");
-    const datasetId = await createDataset(token, "faulty-db");
-    const texts = (doc: string, version: number) =>
-      Array.from({ length: 3 + (version % 3) }, (_, k) => `${doc} version ${version} row ${k}`);
-    const upsert = (doc: string, version: number) =>
-      fx.call(`/api/datasets/${datasetId}/rows/upsert`, {
+  it(
+    "acknowledged upserts exist exactly once, the rest whole or not at all; 5xx envelopes; recovery",
+    async () => {
+      const token = await fx.tenant("faults-db");
+      const datasetId = await createDataset(token, "faulty-db");
+      const texts = (doc: string, version: number) =>
+        Array.from({ length: 3 + (version % 3) }, (_, k) => `${doc} version ${version} row ${k}`);
+      const upsert = (doc: string, version: number, timeoutMs?: number) =>
+        fx.call(`/api/datasets/${datasetId}/rows/upsert`, {
+          method: "POST",
+          token,
+          body: { document_id: doc, rows: texts(doc, version).map((text) => ({ data: { text } })) },
+          ...(timeoutMs ? { timeoutMs } : {}),
+        });
+
+      interface Attempt {
+        doc: string;
+        version: number;
+        reply: Reply;
+      }
+      const attempts: Attempt[] = [];
+      let running = true;
+      const WRITERS = 6;
+      const writers = Array.from({ length: WRITERS }, async (_, w) => {
+        const docs: string[] = [];
+        const versions = new Map<string, number>();
+        for (let i = 0; running; i++) {
+          // a third of the writes replace an earlier document's rows (one transaction)
+          const replace = docs.length > 0 && i % 3 === 2;
+          const doc = replace ? (docs[i % docs.length] as string) : `w${w}-doc${i}`;
+          if (!replace) docs.push(doc);
+          const version = (versions.get(doc) ?? 0) + 1;
+          versions.set(doc, version);
+          attempts.push({ doc, version, reply: await upsert(doc, version) });
+        }
+      });
+      // The fault: connections cut at random moments, and cut after their K-th message (mid
+      // transaction, between statements, or right after COMMIT), for 10 s.
+      const faults = fx.stack.pg.faults;
+      const droppedBefore = faults.dropped;
+      const started = Date.now();
+      let round = 0;
+      while (Date.now() - started < 10_000) {
+        await sleep(50 + ((round * 37) % 200));
+        if (round++ % 2 === 0) faults.dropAll();
+        else faults.dropAfter({ connections: 2, afterMessages: 2 + ((round * 5) % 14) });
+      }
+      faults.reset();
+      running = false;
+      await Promise.all(writers); // a HangError (20 s without a reply) fails the test here
+      const dropped = faults.dropped - droppedBefore;
+
+      const acknowledged = attempts.filter((a) => a.reply.status >= 200 && a.reply.status < 300);
+      const failed = attempts.filter((a) => a.reply.status >= 300);
+      console.log(
+        `connection cuts: ${dropped} connections cut, ${attempts.length} upserts, ${acknowledged.length} acknowledged, statuses ${JSON.stringify(countBy(failed.map((a) => a.reply.status)))}`,
+      );
+      expect(dropped).toBeGreaterThan(0);
+      expect(acknowledged.length).toBeGreaterThan(0);
+      expect(
+        failed.length,
+        "no upsert was hit: the faults did not reach a request",
+      ).toBeGreaterThan(0);
+      for (const a of failed) {
+        expect(a.reply.status, a.reply.text).toBeGreaterThanOrEqual(500);
+        expect(envelopeProblems(a.reply), a.reply.text).toEqual([]);
+      }
+
+      // Per document: its rows are exactly one whole version, never a mix, never a duplicate;
+      // that version is the last acknowledged one or a later attempt whose reply was lost.
+      const byDoc = new Map<string, Attempt[]>();
+      for (const a of attempts) byDoc.set(a.doc, [...(byDoc.get(a.doc) ?? []), a]);
+      const rows = await fx.sql<{ document_id: string; text: string }>(
+        "SELECT document_id, data->>'text' AS text FROM rows WHERE dataset_id = $1 ORDER BY id",
+        [datasetId],
+      );
+      const stored = new Map<string, string[]>();
+      for (const r of rows)
+        stored.set(r.document_id, [...(stored.get(r.document_id) ?? []), r.text]);
+      const documents = new Set(
+        (
+          await fx.sql<{ id: string }>("SELECT id FROM documents WHERE dataset_id = $1", [
+            datasetId,
+          ])
+        ).map((d) => d.id),
+      );
+      for (const [doc, tries] of byDoc) {
+        const have = stored.get(doc) ?? [];
+        const lastAck = tries.filter((t) => t.reply.status < 300).at(-1)?.version ?? 0;
+        const allowed = tries.filter((t) => t.version >= lastAck).map((t) => texts(doc, t.version));
+        if (lastAck === 0) allowed.push([]);
+        expect(allowed, `${doc}: stored ${JSON.stringify(have)}`).toContainEqual(have);
+        expect(documents.has(doc), `${doc}: document row without its rows, or the reverse`).toBe(
+          have.length > 0,
+        );
+      }
+      expect([...stored.keys()].filter((doc) => !byDoc.has(doc))).toEqual([]);
+      // Informational: writes that committed although their reply was an error (the cut came
+      // after COMMIT ran) — allowed, as with any database whose connection drops at that moment.
+      const committedUnacknowledged = failed.filter((a) => {
+        const last = byDoc.get(a.doc)?.at(-1);
+        return last === a && sameList(stored.get(a.doc) ?? [], texts(a.doc, a.version));
+      }).length;
+      console.log(
+        `connection cuts: ${committedUnacknowledged} failed replies whose write committed`,
+      );
+
+      // Recovery: with the faults off, the next requests succeed. Each may wait as long as the
+      // workers wait for the database (REPLY_MS), so a database that stays stuck after the cuts
+      // shows as their 500 and what they logged for it, not only as a client-side deadline.
+      for (let i = 0; i < 5; i++) {
+        const reply = await upsert(`after-${i}`, 1, REPLY_MS);
+        expect(reply.status, await fx.explain(reply)).toBe(200);
+        expect(await storedTexts(datasetId, `after-${i}`)).toEqual(texts(`after-${i}`, 1));
+      }
+      const search = await fx.call(`/api/datasets/${datasetId}/search`, {
         method: "POST",
         token,
-        body: { document_id: doc, rows: texts(doc, version).map((text) => ({ data: { text } })) },
+        body: { query: "version row", top_k: 3 },
       });
-
-    interface Attempt {
-      doc: string;
-      version: number;
-      reply: Reply;
-    }
-    const attempts: Attempt[] = [];
-    let running = true;
-    const WRITERS = 6;
-    const writers = Array.from({ length: WRITERS }, async (_, w) => {
-      const docs: string[] = [];
-      const versions = new Map<string, number>();
-      for (let i = 0; running; i++) {
-        // a third of the writes replace an earlier document's rows (one transaction)
-        const replace = docs.length > 0 && i % 3 === 2;
-        const doc = replace ? (docs[i % docs.length] as string) : `w${w}-doc${i}`;
-        if (!replace) docs.push(doc);
-        const version = (versions.get(doc) ?? 0) + 1;
-        versions.set(doc, version);
-        attempts.push({ doc, version, reply: await upsert(doc, version) });
-      }
-    });
-    // The fault: connections cut at random moments, and cut after their K-th message (mid
-    // transaction, between statements, or right after COMMIT), for 10 s.
-    const faults = fx.stack.pg.faults;
-    const droppedBefore = faults.dropped;
-    const started = Date.now();
-    let round = 0;
-    while (Date.now() - started < 10_000) {
-      await sleep(50 + ((round * 37) % 200));
-      if (round++ % 2 === 0) faults.dropAll();
-      else faults.dropAfter({ connections: 2, afterMessages: 2 + ((round * 5) % 14) });
-    }
-    faults.reset();
-    running = false;
-    await Promise.all(writers); // a HangError (20 s without a reply) fails the test here
-    const dropped = faults.dropped - droppedBefore;
-
-    const acknowledged = attempts.filter((a) => a.reply.status >= 200 && a.reply.status < 300);
-    const failed = attempts.filter((a) => a.reply.status >= 300);
-    console.log(
-      `connection cuts: ${dropped} connections cut, ${attempts.length} upserts, ${acknowledged.length} acknowledged, statuses ${JSON.stringify(countBy(failed.map((a) => a.reply.status)))}`,
-    );
-    expect(dropped).toBeGreaterThan(0);
-    expect(acknowledged.length).toBeGreaterThan(0);
-    expect(failed.length, "no upsert was hit: the faults did not reach a request").toBeGreaterThan(
-      0,
-    );
-    for (const a of failed) {
-      expect(a.reply.status, a.reply.text).toBeGreaterThanOrEqual(500);
-      expect(envelopeProblems(a.reply), a.reply.text).toEqual([]);
-    }
-
-    // Per document: its rows are exactly one whole version, never a mix, never a duplicate;
-    // that version is the last acknowledged one or a later attempt whose reply was lost.
-    const byDoc = new Map<string, Attempt[]>();
-    for (const a of attempts) byDoc.set(a.doc, [...(byDoc.get(a.doc) ?? []), a]);
-    const rows = await fx.sql<{ document_id: string; text: string }>(
-      "SELECT document_id, data->>'text' AS text FROM rows WHERE dataset_id = $1 ORDER BY id",
-      [datasetId],
-    );
-    const stored = new Map<string, string[]>();
-    for (const r of rows) stored.set(r.document_id, [...(stored.get(r.document_id) ?? []), r.text]);
-    const documents = new Set(
-      (
-        await fx.sql<{ id: string }>("SELECT id FROM documents WHERE dataset_id = $1", [datasetId])
-      ).map((d) => d.id),
-    );
-    for (const [doc, tries] of byDoc) {
-      const have = stored.get(doc) ?? [];
-      const lastAck = tries.filter((t) => t.reply.status < 300).at(-1)?.version ?? 0;
-      const allowed = tries.filter((t) => t.version >= lastAck).map((t) => texts(doc, t.version));
-      if (lastAck === 0) allowed.push([]);
-      expect(allowed, `${doc}: stored ${JSON.stringify(have)}`).toContainEqual(have);
-      expect(documents.has(doc), `${doc}: document row without its rows, or the reverse`).toBe(
-        have.length > 0,
-      );
-    }
-    expect([...stored.keys()].filter((doc) => !byDoc.has(doc))).toEqual([]);
-    // Informational: writes that committed although their reply was an error (the cut came
-    // after COMMIT ran) — allowed, as with any database whose connection drops at that moment.
-    const committedUnacknowledged = failed.filter((a) => {
-      const last = byDoc.get(a.doc)?.at(-1);
-      return last === a && sameList(stored.get(a.doc) ?? [], texts(a.doc, a.version));
-    }).length;
-    console.log(`connection cuts: ${committedUnacknowledged} failed replies whose write committed`);
-
-    // Recovery: with the faults off, the next requests succeed.
-    for (let i = 0; i < 5; i++) {
-      const reply = await upsert(`after-${i}`, 1);
-      expect(reply.status, reply.text).toBe(200);
-      expect(await storedTexts(datasetId, `after-${i}`)).toEqual(texts(`after-${i}`, 1));
-    }
-    const search = await fx.call(`/api/datasets/${datasetId}/search`, {
-      method: "POST",
-      token,
-      body: { query: "version row", top_k: 3 },
-    });
-    expect(search.status, search.text).toBe(200);
-    expect((await fx.call("/health")).status).toBe(200);
-  }, 60_000);
+      expect(search.status, search.text).toBe(200);
+      expect((await fx.call("/health")).status).toBe(200);
+    },
+    60_000 + REPLY_MS,
+  );
 });
 
 describe("d. the database stops answering", () => {

@@ -1,6 +1,8 @@
 import { readFile } from "node:fs/promises";
 import { Client as NeonClient, neonConfig } from "@neondatabase/serverless";
 import { WebSocket } from "ws";
+import { PgConnection } from "../../../../packages/local-stack/src/pg-server/connection.ts";
+import { sessionLockFor } from "../../../../packages/local-stack/src/pg-server/session-lock.ts";
 import type { Stack } from "../../../../packages/local-stack/src/stack.ts";
 import type { FakeOpenAI } from "./fake-openai-server.ts";
 import { HangError } from "./raw-request.ts";
@@ -82,7 +84,7 @@ export async function startFaultStack(options: {
       DATABASE_TIMEOUT_SECONDS: String(options.databaseTimeoutSeconds),
     },
   });
-  const { stack, openai, logFile } = started;
+  const { stack, openai, logFile, stackLogFile, databaseServerLogFile } = started;
   const baseUrl = stack.baseUrl;
 
   neonConfig.webSocketConstructor = WebSocket;
@@ -90,6 +92,25 @@ export async function startFaultStack(options: {
   neonConfig.useSecureWebSocket = false;
   neonConfig.pipelineTLS = false;
   neonConfig.pipelineConnect = false;
+
+  /**
+   * What a hang leaves to read: who holds PGlite's one session (a connection, the embedded
+   * maintenance and its statement, or an SQL-over-HTTP statement) and the last lines the
+   * stack, the loopback database server and the workers logged.
+   */
+  async function hangDiagnosis(): Promise<string> {
+    const parts: string[] = [];
+    if (stack.engine === "pglite") {
+      const lock = sessionLockFor<unknown>(stack.database);
+      parts.push(
+        `PGlite session held by ${describeOwner(lock.owner)}; ${lock.waiting} waiting; ${stack.pg.connectionCount()} connections open`,
+      );
+    }
+    parts.push(`stack log, last lines:\n${await tail(stackLogFile, 20)}`);
+    parts.push(`database server log, last lines:\n${await tail(databaseServerLogFile, 30)}`);
+    parts.push(`wrangler log, last lines:\n${await tail(logFile, 30)}`);
+    return parts.join("\n");
+  }
 
   async function call<T>(path: string, opts: CallOptions = {}): Promise<Reply<T>> {
     const headers = new Headers();
@@ -112,7 +133,9 @@ export async function startFaultStack(options: {
       text = await res.text();
     } catch (error) {
       if ((error as Error).name === "TimeoutError") {
-        throw new HangError(`${opts.method ?? "GET"} ${path}: no reply within ${timeoutMs} ms`);
+        throw new HangError(
+          `${opts.method ?? "GET"} ${path}: no reply within ${timeoutMs} ms\n${await hangDiagnosis()}`,
+        );
       }
       throw error;
     }
@@ -150,7 +173,9 @@ export async function startFaultStack(options: {
       return { status: res.status, headers: res.headers, frames, body: undefined, text };
     } catch (error) {
       if ((error as Error).name === "TimeoutError") {
-        throw new HangError(`POST ${path} (stream): not ended within ${timeoutMs} ms`);
+        throw new HangError(
+          `POST ${path} (stream): not ended within ${timeoutMs} ms\n${await hangDiagnosis()}`,
+        );
       }
       throw error;
     }
@@ -198,6 +223,18 @@ export async function startFaultStack(options: {
       await started.stop();
     },
   };
+}
+
+function describeOwner(owner: unknown): string {
+  if (owner === undefined) return "nobody";
+  if (owner instanceof PgConnection) return `wire connection #${owner.id}`;
+  if (typeof owner === "object" && owner !== null && "name" in owner) return JSON.stringify(owner);
+  return "an SQL-over-HTTP statement";
+}
+
+async function tail(file: string, lines: number): Promise<string> {
+  const text = await readFile(file, "utf8").catch(() => "(none)");
+  return text.trimEnd().split("\n").slice(-lines).join("\n");
 }
 
 /** Asserts the error envelope (docs/api.md#errors) and its request id on a non-2xx reply. */

@@ -1,3 +1,4 @@
+import { appendFileSync } from "node:fs";
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -15,6 +16,13 @@ export interface TestStack {
   openai: FakeOpenAI;
   /** wrangler's output (the workers' logs) */
   logFile: string;
+  /**
+   * the stack's own log, each line timestamped: start-up, and on PGlite the embedded
+   * maintenance's statements with their durations (each holds the one session while it runs)
+   */
+  stackLogFile: string;
+  /** the loopback database server's log: every client connection's life, timestamped */
+  databaseServerLogFile: string;
   /**
    * stops both, removes the DATA_DIR (kept when KEEP_E2E_DATA is set, with wrangler.log) and
    * drops the native database (kept too)
@@ -47,6 +55,10 @@ export async function startTestStack(options: {
 }): Promise<TestStack> {
   const dataDir = await mkdtemp(join(tmpdir(), `quarry-${options.label}-`));
   const logFile = join(dataDir, "wrangler.log");
+  const stackLogFile = join(dataDir, "stack.log");
+  const databaseServerLogFile = join(dataDir, "database-server.log");
+  const logTo = (file: string) => (line: string) =>
+    appendFileSync(file, `${new Date().toISOString()} ${line}\n`);
   const serverUrl = nativeTestServerUrl();
   const database: ScratchDatabase | undefined = serverUrl
     ? await createScratchDatabase(
@@ -65,6 +77,8 @@ export async function startTestStack(options: {
       ...(database ? { databaseUrl: database.url } : {}),
       ...(options.vars ? { vars: options.vars } : {}),
       wranglerOutput: { file: logFile },
+      log: logTo(stackLogFile),
+      databaseServerLog: logTo(databaseServerLogFile),
     });
   } catch (error) {
     console.error(`${options.label} stack failed to start; wrangler log: ${logFile}`);
@@ -76,6 +90,8 @@ export async function startTestStack(options: {
     stack,
     openai,
     logFile,
+    stackLogFile,
+    databaseServerLogFile,
     async stop() {
       await stack.stop();
       await openai.close();
