@@ -1,4 +1,4 @@
-import { type QueryText, semanticRankingQuery } from "@quarry/core";
+import { documentSearchQuery, type QueryText, semanticRankingQuery } from "@quarry/core";
 import { LocalHashEmbedder } from "@quarry/providers";
 import pg from "pg";
 import type { createQuarryApi, Dataset, RowInput } from "../harness/api.ts";
@@ -187,6 +187,7 @@ export const searchBench: Bench = {
             progress,
           )
         : undefined;
+      const e3Raw = db ? await measureRawDocumentSearch(db, dataset.id, progress) : undefined;
       const plans = db
         ? await explainSearch(db, dataset.id, vectorIndex.ef_search, embeddingOf(1))
         : undefined;
@@ -222,6 +223,8 @@ export const searchBench: Bench = {
         concurrent_ms: concurrent,
         sequential_ms: sequential,
         raw_sql_ms: raw ?? null,
+        // E3's statement over `pg`, one client: what of E3's time is the database's
+        e3_raw_sql_sequential_ms: e3Raw ?? null,
         load,
         plans: plans ?? null,
         targets: {
@@ -560,11 +563,36 @@ async function measureRawSql(
   }
 }
 
-/** Plans of E2's queries as the service sends them: the HNSW index must appear. */
+/**
+ * Plans of the queries as the service sends them: E2's must use the HNSW index, E3's shows
+ * whether the postings were read from the index alone.
+ */
 async function explainSearch(db: pg.Client, datasetId: string, efSearch: number, vector: number[]) {
   const semantic = semanticQuery(vector, datasetId, efSearch);
+  const documents = documentSearchQuery(datasetId, queryText(1), TOP_K);
   const plans: Record<string, PlanSummary> = {
     e2_semantic: await explainAnalyze(db, semantic.text, semantic.params),
+    e3: await explainAnalyze(db, documents.text, documents.params),
   };
   return plans;
+}
+
+/** E3's statement over `pg`, one client, the queries E3 was measured with over HTTP. */
+async function measureRawDocumentSearch(
+  db: pg.Client,
+  datasetId: string,
+  progress: (line: string) => void,
+): Promise<Summary> {
+  const samples: number[] = [];
+  for (let i = 0; i < WARMUP / 4 + SEQUENTIAL_REQUESTS; i++) {
+    const query = documentSearchQuery(datasetId, queryText(i), TOP_K);
+    const elapsed = startTimer();
+    const found = await db.query(query.text, query.params);
+    const ms = elapsed();
+    if (found.rows.length === 0) throw new Error("raw E3 found nothing");
+    if (i >= WARMUP / 4) samples.push(ms);
+  }
+  const out = summarize(samples);
+  progress(`raw SQL E3: 1 client p50 ${out.p50} ms`);
+  return out;
 }

@@ -3,6 +3,7 @@ import { requireDataset } from "../datasets/require-dataset.ts";
 import type { ProjectContext } from "../shared/context.ts";
 import { keywordTermsCtes, saturatedTf } from "./keyword-sql.ts";
 import { queryRows } from "./query-rows.ts";
+import { type QueryText, queryText } from "./query-text.ts";
 import { DEFAULT_TOP_K, type DocumentSearchInput } from "./search-input.ts";
 import { type DocumentResult, type ScoredDocument, toDocumentResult } from "./search-results.ts";
 
@@ -20,12 +21,24 @@ export async function searchDocuments(
   const topK = input.top_k ?? DEFAULT_TOP_K;
   const found = await queryRows<ScoredDocument>(
     ctx.db,
-    sql`WITH ${documentScoresCtes(dataset.id, input.query, topK)}
-    SELECT s.document_id, s.score, d.filename, d.url, d.content
-    FROM doc_scores s JOIN documents d ON d.dataset_id = ${dataset.id} AND d.id = s.document_id
-    ORDER BY s.score DESC, s.document_id`,
+    documentSearchSql(dataset.id, input.query, topK),
   );
   return { results: found.map((document) => toDocumentResult(document, dataset.id)) };
+}
+
+function documentSearchSql(datasetId: string, query: string, topK: number): SQL {
+  return sql`WITH ${documentScoresCtes(datasetId, query, topK)}
+    SELECT s.document_id, s.score, d.filename, d.url, d.content
+    FROM doc_scores s JOIN documents d ON d.dataset_id = ${datasetId} AND d.id = s.document_id
+    ORDER BY s.score DESC, s.document_id`;
+}
+
+/**
+ * The statement E3 sends, as Postgres receives it: for callers that run it over a driver of
+ * their own, such as the search bench's raw-SQL baseline, so they measure what the service runs.
+ */
+export function documentSearchQuery(datasetId: string, query: string, topK: number): QueryText {
+  return queryText(documentSearchSql(datasetId, query, topK));
 }
 
 /**

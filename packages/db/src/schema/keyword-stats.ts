@@ -58,8 +58,12 @@ export const keywordDocuments = pgTable(
 
 /**
  * The document-level inverted index: per (term, document) the term's frequency in the
- * document's rows and how many of its rows contain it. A posting may sit at zero after its
- * rows went; it counts for nothing and is reused when the term comes back.
+ * document's rows and how many of its rows contain it. A posting whose rows all went is
+ * deleted by the statement that removed them (migration 0010).
+ *
+ * The primary key's index also carries `frequency` (`INCLUDE`, migration 0016; drizzle cannot
+ * declare it), so E3 reads a term's postings by an index-only scan instead of visiting one
+ * heap page per document.
  */
 export const keywordPostings = pgTable(
   "keyword_postings",
