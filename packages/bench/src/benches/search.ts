@@ -192,14 +192,9 @@ export const searchBench: Bench = {
       // differ by whatever the machine was doing meanwhile (autovacuum after the load, the
       // graph's pages warming), by up to ~8 ms on a 2-core VM.
       const paired = db
-        ? await measurePaired(cases.e2_semantic as (i: number) => Promise<number>, async (i) => {
-            const query = semanticQuery(embeddingOf(i), dataset.id, vectorIndex.ef_search);
-            const elapsed = startTimer();
-            const found = await db.query(query.text, query.params);
-            if (found.rows.length !== TOP_K)
-              throw new Error(`raw E2 returned ${found.rows.length}`);
-            return elapsed();
-          })
+        ? await measurePaired(semantic, (i) =>
+            timeRawSemantic(db, dataset.id, vectorIndex.ef_search, embeddingOf(i)),
+          )
         : undefined;
       if (paired) {
         progress(
@@ -210,7 +205,7 @@ export const searchBench: Bench = {
         ? await explainSearch(db, dataset.id, vectorIndex.ef_search, embeddingOf(1))
         : undefined;
 
-      const semantic = concurrent.e2_semantic as Summary & { qps: number };
+      const concurrentSemantic = concurrent.e2_semantic as Summary & { qps: number };
       const sequentialSemantic = sequential.e2_semantic as Summary;
       const httpVsRaw =
         raw && paired
@@ -223,17 +218,17 @@ export const searchBench: Bench = {
                 met: paired.http.p50 <= paired.raw.p50 + TARGETS.http_over_raw_ms,
               },
               concurrent_qps: {
-                http_qps: semantic.qps,
+                http_qps: concurrentSemantic.qps,
                 raw_qps: raw.concurrent.qps,
-                share: round(semantic.qps / raw.concurrent.qps, 3),
-                met: semantic.qps >= TARGETS.qps_share_of_raw * raw.concurrent.qps,
+                share: round(concurrentSemantic.qps / raw.concurrent.qps, 3),
+                met: concurrentSemantic.qps >= TARGETS.qps_share_of_raw * raw.concurrent.qps,
               },
             }
           : null;
       const results = {
         e2_semantic_sequential_p50_ms: sequentialSemantic.p50,
-        e2_semantic_p50_ms: semantic.p50,
-        e2_semantic_p95_ms: semantic.p95,
+        e2_semantic_p50_ms: concurrentSemantic.p50,
+        e2_semantic_p95_ms: concurrentSemantic.p95,
         e3_sequential_p50_ms: (sequential.e3 as Summary).p50,
         e3_p50_ms: (concurrent.e3 as Summary).p50,
         recall_at_10: recall ? { plain: recall.plain, filtered: recall.filtered } : null,
@@ -543,20 +538,14 @@ async function measureRawSql(
     }),
   );
   try {
-    const run = async (client: pg.Client, i: number) => {
-      const elapsed = startTimer();
-      const query = semanticQuery(embeddingOf(i), datasetId, efSearch);
-      const found = await client.query(query.text, query.params);
-      if (found.rows.length !== TOP_K)
-        throw new Error(`raw SQL returned ${found.rows.length} rows`);
-      return elapsed();
-    };
+    const run = (client: pg.Client, i: number) =>
+      timeRawSemantic(client, datasetId, efSearch, embeddingOf(i));
     const first = clients[0] as pg.Client;
-    const sequentialSamples: number[] = [];
-    for (let i = 0; i < WARMUP / 4 + SEQUENTIAL_REQUESTS; i++) {
-      const ms = await run(first, i + 20_000);
-      if (i >= WARMUP / 4) sequentialSamples.push(ms);
-    }
+    const sequential = await measureSequential(
+      (i) => run(first, i),
+      SEQUENTIAL_REQUESTS,
+      WARMUP / 4,
+    );
     await runConcurrent({
       clients: CLIENTS,
       count: WARMUP,
@@ -571,7 +560,7 @@ async function measureRawSql(
       },
     });
     const out = {
-      sequential: summarize(sequentialSamples),
+      sequential,
       concurrent: { ...summarize(samples), qps: perSecond(result.completed, result.elapsedMs) },
     };
     progress(
@@ -620,23 +609,35 @@ async function measurePaired(
   return { http: summarize(httpSamples), raw: summarize(rawSamples) };
 }
 
+/** One E2 semantic statement over `pg`, as the service sends it: its milliseconds. */
+async function timeRawSemantic(
+  client: pg.Client,
+  datasetId: string,
+  efSearch: number,
+  vector: number[],
+): Promise<number> {
+  const query = semanticQuery(vector, datasetId, efSearch);
+  const elapsed = startTimer();
+  const found = await client.query(query.text, query.params);
+  if (found.rows.length !== TOP_K) throw new Error(`raw SQL returned ${found.rows.length} rows`);
+  return elapsed();
+}
+
 /** E3's statement over `pg`, one client, the queries E3 was measured with over HTTP. */
 async function measureRawDocumentSearch(
   db: pg.Client,
   datasetId: string,
   progress: (line: string) => void,
 ): Promise<Summary> {
-  const samples: number[] = [];
-  for (let i = 0; i < WARMUP / 4 + SEQUENTIAL_REQUESTS; i++) {
-    // the indices `measureSequential` gave E3 over HTTP
-    const query = documentSearchQuery(datasetId, queryText(i + 20_000), TOP_K);
+  const run = async (i: number) => {
+    const query = documentSearchQuery(datasetId, queryText(i), TOP_K);
     const elapsed = startTimer();
     const found = await db.query(query.text, query.params);
     const ms = elapsed();
     if (found.rows.length === 0) throw new Error("raw E3 found nothing");
-    if (i >= WARMUP / 4) samples.push(ms);
-  }
-  const out = summarize(samples);
+    return ms;
+  };
+  const out = await measureSequential(run, SEQUENTIAL_REQUESTS, WARMUP / 4);
   progress(`raw SQL E3: 1 client p50 ${out.p50} ms`);
   return out;
 }
