@@ -79,6 +79,8 @@ export async function startFaultStack(options: {
 }): Promise<FaultStack> {
   const started = await startTestStack({
     label: "faults",
+    // its hang diagnosis reads the last connections' lives
+    databaseServerLog: true,
     vars: {
       INGEST_FAULT_RATE: String(options.ingestFaultRate),
       DATABASE_TIMEOUT_SECONDS: String(options.databaseTimeoutSeconds),
@@ -107,7 +109,9 @@ export async function startFaultStack(options: {
       );
     }
     parts.push(`stack log, last lines:\n${await tail(stackLogFile, 20)}`);
-    parts.push(`database server log, last lines:\n${await tail(databaseServerLogFile, 30)}`);
+    if (databaseServerLogFile) {
+      parts.push(`database server log, last lines:\n${await tail(databaseServerLogFile, 30)}`);
+    }
     parts.push(`wrangler log, last lines:\n${await tail(logFile, 30)}`);
     return parts.join("\n");
   }

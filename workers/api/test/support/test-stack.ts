@@ -21,8 +21,12 @@ export interface TestStack {
    * maintenance's statements with their durations (each holds the one session while it runs)
    */
   stackLogFile: string;
-  /** the loopback database server's log: every client connection's life, timestamped */
-  databaseServerLogFile: string;
+  /**
+   * the loopback database server's log, every client connection's life, timestamped; only
+   * when asked for (`databaseServerLog`): a few lines per connection, written by the process
+   * that also serves PGlite
+   */
+  databaseServerLogFile: string | undefined;
   /**
    * stops both, removes the DATA_DIR (kept when KEEP_E2E_DATA is set, with wrangler.log) and
    * drops the native database (kept too)
@@ -52,11 +56,15 @@ export async function startTestStack(options: {
   /** names the DATA_DIR, the native database and the start-up failure message */
   label: string;
   vars?: Record<string, string>;
+  /** keep the database server's log (`databaseServerLogFile`), for post-mortems */
+  databaseServerLog?: boolean;
 }): Promise<TestStack> {
   const dataDir = await mkdtemp(join(tmpdir(), `quarry-${options.label}-`));
   const logFile = join(dataDir, "wrangler.log");
   const stackLogFile = join(dataDir, "stack.log");
-  const databaseServerLogFile = join(dataDir, "database-server.log");
+  const databaseServerLogFile = options.databaseServerLog
+    ? join(dataDir, "database-server.log")
+    : undefined;
   const logTo = (file: string) => (line: string) =>
     appendFileSync(file, `${new Date().toISOString()} ${line}\n`);
   const serverUrl = nativeTestServerUrl();
@@ -78,7 +86,7 @@ export async function startTestStack(options: {
       ...(options.vars ? { vars: options.vars } : {}),
       wranglerOutput: { file: logFile },
       log: logTo(stackLogFile),
-      databaseServerLog: logTo(databaseServerLogFile),
+      ...(databaseServerLogFile ? { databaseServerLog: logTo(databaseServerLogFile) } : {}),
     });
   } catch (error) {
     console.error(`${options.label} stack failed to start; wrangler log: ${logFile}`);
