@@ -2,9 +2,11 @@ import http from "node:http";
 import { type Bench, scaled } from "../harness/bench.ts";
 import { startBenchTenant } from "../harness/bench-tenant.ts";
 import { runConcurrent } from "../harness/concurrency.ts";
+import { trackCpu } from "../harness/cpu.ts";
 import { loopbackUpstream } from "../harness/loopback-upstream.ts";
 import { hashSeed, seededRandom } from "../harness/random.ts";
 import { fmt } from "../harness/report.ts";
+import { trackStatements } from "../harness/statements.ts";
 import { perSecond, round, startTimer } from "../harness/stats.ts";
 import { positiveIntegerEnv } from "../harness/target.ts";
 import { createTextCorpus } from "../harness/text-corpus.ts";
@@ -32,7 +34,9 @@ import { Recorder, withDeadline } from "./load/recorder.ts";
  * Reports throughput, p50/p95/p99 per operation, failures by status (target: no 5xx), the
  * write integrity afterwards (every acknowledged upsert stored exactly once, every
  * acknowledged upload `ready` with exactly its rows, every acknowledged completion logged
- * once), and the resident memory of each process at the start, peak and end.
+ * once), the resident memory of each process at the start, peak and end, the CPU each
+ * process role spent during the load (harness/cpu.ts), and the database's statements by the
+ * time they took (harness/statements.ts), so a saturated machine says what saturates it.
  * The upstream and how to point a running stack (`BASE`) at it: harness/loopback-upstream.ts.
  */
 const CLIENTS = 16;
@@ -115,6 +119,10 @@ export const loadBench: Bench = {
     const memory = trackMemory();
     const heapStart = heapNow();
     await memory.start();
+    const cpu = trackCpu();
+    const statements = trackStatements(target.databaseUrl);
+    await statements.start();
+    await cpu.start();
 
     progress(`load: ${clients} clients for ${seconds} s`);
     const randoms = Array.from({ length: clients }, (_, c) => seededRandom(hashSeed("load", c)));
@@ -142,11 +150,28 @@ export const loadBench: Bench = {
       },
     });
     const elapsedMs = load.elapsedMs;
+    const cpuReport = await cpu.stop();
+    const statementReport = await statements.stop();
     const totals = recorder.totals();
     progress(
       `${fmt(load.completed)} requests in ${fmt(elapsedMs / 1000, 1)} s (${fmt(perSecond(load.completed, elapsedMs), 1)}/s), ${totals.failed} failed (${JSON.stringify(totals.by_kind)})`,
     );
     for (const example of recorder.examples) progress(`  ${example}`);
+    progress(
+      `CPU: ${cpuReport.machine.busy_cores} of ${cpuReport.machine.cores} cores busy; ${cpuReport.roles
+        .filter((r) => r.cores >= 0.01)
+        .map((r) => `${r.role} ${r.cores}`)
+        .join(", ")}`,
+    );
+    if (statementReport.available) {
+      for (const s of statementReport.top.slice(0, 5)) {
+        progress(
+          `  db ${Math.round(s.share * 100)}%: ${s.calls} × ${s.mean_ms} ms  ${s.query.slice(0, 90)}`,
+        );
+      }
+    } else {
+      progress(`database statements: ${statementReport.reason}`);
+    }
 
     const integrity = await verifyIntegrity(t, {
       databaseUrl: target.databaseUrl,
@@ -176,6 +201,8 @@ export const loadBench: Bench = {
         operations,
         errors: totals,
         integrity,
+        cpu: cpuReport,
+        database_statements: statementReport,
         memory: {
           processes: mem.processes,
           bench_heap_mb: { start: heapStart, end: heapEnd },

@@ -7,24 +7,23 @@ export interface ProcessInfo {
   ppid: number;
   /** the command name (`/proc/<pid>/stat`'s comm), e.g. "workerd", "node" */
   name: string;
+  /**
+   * CPU seconds, user and system, of the process and of its children that ended and were
+   * waited for (a postmaster's ended backends, a shell's finished commands)
+   */
+  cpuSeconds: number;
 }
+
+/** `/proc` counts CPU time in USER_HZ ticks, 100 a second on every Linux ABI. */
+export const TICKS_PER_SECOND = 100;
 
 /** Every descendant of this process (the stack's wrangler and its workerd children). */
 export async function descendantProcesses(): Promise<ProcessInfo[]> {
-  const all: ProcessInfo[] = [];
-  for (const entry of await readdir("/proc")) {
-    if (!/^\d+$/.test(entry)) continue;
-    try {
-      const stat = await readFile(`/proc/${entry}/stat`, "utf8");
-      // "pid (comm) state ppid …": comm may contain spaces, so split after the last ')'
-      const close = stat.lastIndexOf(")");
-      const name = stat.slice(stat.indexOf("(") + 1, close);
-      const ppid = Number(stat.slice(close + 2).split(" ")[1]);
-      all.push({ pid: Number(entry), ppid, name });
-    } catch {
-      // the process ended while we looked
-    }
-  }
+  return descendantsOf(await allProcesses());
+}
+
+/** The descendants of this process among `all`. */
+export function descendantsOf(all: ProcessInfo[]): ProcessInfo[] {
   const parents = new Map(all.map((p) => [p.pid, p.ppid]));
   const isDescendant = (pid: number) => {
     for (let p = parents.get(pid); p !== undefined && p > 1; p = parents.get(p)) {
@@ -33,6 +32,28 @@ export async function descendantProcesses(): Promise<ProcessInfo[]> {
     return false;
   };
   return all.filter((p) => isDescendant(p.pid));
+}
+
+/** Every process of the machine this bench can see. */
+export async function allProcesses(): Promise<ProcessInfo[]> {
+  const all: ProcessInfo[] = [];
+  for (const entry of await readdir("/proc")) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      const stat = await readFile(`/proc/${entry}/stat`, "utf8");
+      // "pid (comm) state ppid …": comm may contain spaces, so split after the last ')'
+      const close = stat.lastIndexOf(")");
+      const name = stat.slice(stat.indexOf("(") + 1, close);
+      // after the comm: state ppid … utime(14) stime(15) cutime(16) cstime(17), 1-based overall
+      const fields = stat.slice(close + 2).split(" ");
+      const ppid = Number(fields[1]);
+      const ticks = [11, 12, 13, 14].reduce((sum, i) => sum + Number(fields[i] ?? 0), 0);
+      all.push({ pid: Number(entry), ppid, name, cpuSeconds: ticks / TICKS_PER_SECOND });
+    } catch {
+      // the process ended while we looked
+    }
+  }
+  return all;
 }
 
 /** TCP ports `pid` listens on: its socket inodes matched against the kernel's tables. */
@@ -58,4 +79,41 @@ export async function listeningPorts(pid: number): Promise<number[]> {
     }
   }
   return ports;
+}
+
+/** The role this bench process plays in a load run. */
+export const BENCH_PROCESS_ROLE = "bench (PGlite + loopback pg server when the stack is ours)";
+
+/**
+ * What each descendant of this process is, from its name, parent and command line: wrangler's
+ * bin re-executes itself once; `wrangler dev` runs two workerd: the workers themselves (with
+ * an inspector) and its dev proxy in front of them, which listens on the stack's port.
+ */
+export async function descendantRoles(descendants: ProcessInfo[]): Promise<Map<number, string>> {
+  const launchers = new Set(
+    descendants.filter((p) => p.ppid === process.pid && p.name === "node").map((p) => p.pid),
+  );
+  const roles = new Map<number, string>();
+  for (const p of descendants) roles.set(p.pid, roleOf(p, launchers, await commandLine(p.pid)));
+  return roles;
+}
+
+function roleOf(p: ProcessInfo, launchers: Set<number>, args: string): string {
+  if (p.name === "workerd") {
+    return args.includes("--inspector-addr")
+      ? "workerd (the api and ingest workers)"
+      : "workerd (wrangler's dev proxy)";
+  }
+  if (p.name === "esbuild") return "esbuild (wrangler's bundler)";
+  if (p.name === "node" && launchers.has(p.ppid)) return "wrangler dev (miniflare)";
+  if (p.name === "node" && p.ppid === process.pid) return "wrangler launcher (bin/wrangler.js)";
+  return p.name;
+}
+
+async function commandLine(pid: number): Promise<string> {
+  try {
+    return (await readFile(`/proc/${pid}/cmdline`, "utf8")).replaceAll("\0", " ");
+  } catch {
+    return "";
+  }
 }

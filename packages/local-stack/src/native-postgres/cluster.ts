@@ -2,7 +2,12 @@ import { chown, mkdir, readFile, writeFile } from "node:fs/promises";
 import { totalmem } from "node:os";
 import { join, resolve } from "node:path";
 import { freePort } from "../free-port.ts";
-import { inspectInstallation, POSTGRES_BIN_DIR, POSTGRES_MAJOR } from "./installation.ts";
+import {
+  inspectInstallation,
+  POSTGRES_BIN_DIR,
+  POSTGRES_MAJOR,
+  STATEMENT_STATISTICS_LIBRARY,
+} from "./installation.ts";
 import { pathExists } from "./path-exists.ts";
 import { asServerUser, isRoot, runCommand, SERVER_OS_USER } from "./run-command.ts";
 
@@ -92,7 +97,12 @@ export async function startNativePostgres(
   const socketDir = `${dataDir}/.s.PGSQL.${port}`.length <= MAX_SOCKET_PATH ? dataDir : "";
   await writeAsServerUser(
     join(clusterDir, SETTINGS_FILE),
-    clusterSettings({ port, socketDir, durable }),
+    clusterSettings({
+      port,
+      socketDir,
+      durable,
+      statementStatistics: await pathExists(STATEMENT_STATISTICS_LIBRARY),
+    }),
   );
 
   log(
@@ -129,7 +139,12 @@ host    all       all   127.0.0.1/32  trust
 host    all       all   ::1/128       trust
 `;
 
-function clusterSettings(settings: { port: number; socketDir: string; durable: boolean }): string {
+function clusterSettings(settings: {
+  port: number;
+  socketDir: string;
+  durable: boolean;
+  statementStatistics: boolean;
+}): string {
   const lines = [
     "# Written by Quarry's native-postgres on every start; edit postgresql.auto.conf instead.",
     "listen_addresses = '127.0.0.1'",
@@ -139,6 +154,11 @@ function clusterSettings(settings: { port: number; socketDir: string; durable: b
     "max_connections = 200",
     `shared_buffers = ${sharedBuffersMb()}MB`,
   ];
+  if (settings.statementStatistics) {
+    // Per-statement time and calls (`pg_stat_statements`, as on Neon): the benchmarks report
+    // where the database's time goes from it. Its cost is a hash lookup per statement.
+    lines.push("shared_preload_libraries = 'pg_stat_statements'");
+  }
   if (!settings.durable) {
     lines.push("fsync = off", "synchronous_commit = off", "full_page_writes = off");
   }

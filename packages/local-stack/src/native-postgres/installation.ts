@@ -11,6 +11,8 @@ export const POSTGRES_BIN_DIR = `/usr/lib/postgresql/${POSTGRES_MAJOR}/bin`;
 export const PG_CONFIG = join(POSTGRES_BIN_DIR, "pg_config");
 export const VECTOR_CONTROL_FILE = `/usr/share/postgresql/${POSTGRES_MAJOR}/extension/vector.control`;
 export const VECTOR_LIBRARY = `/usr/lib/postgresql/${POSTGRES_MAJOR}/lib/vector.so`;
+/** Per-statement statistics; part of Debian's server package (contrib). */
+export const STATEMENT_STATISTICS_LIBRARY = `/usr/lib/postgresql/${POSTGRES_MAJOR}/lib/pg_stat_statements.so`;
 
 /** Quarry needs pgvector 0.8 (iterative index scans for filtered searches). */
 export const MINIMUM_PGVECTOR: readonly [number, number] = [0, 8];

@@ -1,5 +1,8 @@
-import { readFile } from "node:fs/promises";
-import { descendantProcesses } from "../../harness/processes.ts";
+import {
+  BENCH_PROCESS_ROLE,
+  descendantProcesses,
+  descendantRoles,
+} from "../../harness/processes.ts";
 import { rssOf } from "../ingest/process-memory.ts";
 
 /**
@@ -34,46 +37,24 @@ async function readAll(): Promise<Reading[]> {
     pid: process.pid,
     ppid: process.ppid,
     name: "node",
-    role: "bench (PGlite + loopback pg server when the stack is ours)",
+    role: BENCH_PROCESS_ROLE,
     bytes: process.memoryUsage().rss,
   };
   const readings = [self];
   const descendants = await descendantProcesses();
-  const launchers = new Set(
-    descendants.filter((p) => p.ppid === process.pid && p.name === "node").map((p) => p.pid),
-  );
+  const roles = await descendantRoles(descendants);
   for (const p of descendants) {
     const bytes = await rssOf(p.pid);
     if (bytes === undefined) continue;
-    const role = roleOf(p, launchers, await commandLine(p.pid));
-    readings.push({ pid: p.pid, ppid: p.ppid, name: p.name, role, bytes });
+    readings.push({
+      pid: p.pid,
+      ppid: p.ppid,
+      name: p.name,
+      role: roles.get(p.pid) ?? p.name,
+      bytes,
+    });
   }
   return readings;
-}
-
-/**
- * What a descendant is, from its name, parent and command line: wrangler's bin re-executes
- * itself once; `wrangler dev` runs two workerd: the workers themselves (with an inspector) and
- * its dev proxy in front of them, which listens on the stack's port.
- */
-function roleOf(p: { name: string; ppid: number }, launchers: Set<number>, args: string): string {
-  if (p.name === "workerd") {
-    return args.includes("--inspector-addr")
-      ? "workerd (the api and ingest workers)"
-      : "workerd (wrangler's dev proxy)";
-  }
-  if (p.name === "esbuild") return "esbuild (wrangler's bundler)";
-  if (p.name === "node" && launchers.has(p.ppid)) return "wrangler dev (miniflare)";
-  if (p.name === "node" && p.ppid === process.pid) return "wrangler launcher (bin/wrangler.js)";
-  return p.name;
-}
-
-async function commandLine(pid: number): Promise<string> {
-  try {
-    return (await readFile(`/proc/${pid}/cmdline`, "utf8")).replaceAll("\0", " ");
-  } catch {
-    return "";
-  }
 }
 
 export function trackMemory(everyMs = 1000) {

@@ -1,0 +1,82 @@
+import pg from "pg";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { type FreshDatabase, freshDatabase } from "../../core/test/support/database.ts";
+import { trackCpu } from "../src/harness/cpu.ts";
+import { BENCH_PROCESS_ROLE } from "../src/harness/processes.ts";
+import { trackStatements } from "../src/harness/statements.ts";
+
+/**
+ * `pnpm bench load` says where a saturated machine's time goes: CPU per process role
+ * (`results.cpu`) and the database's statements by time (`results.database_statements`).
+ * Both read real counters (/proc, `pg_stat_statements`), so they run against a native server,
+ * which the test clusters start with `pg_stat_statements` preloaded.
+ */
+const NATIVE = process.env.QUARRY_TEST_ENGINE === "native";
+
+describe.skipIf(!NATIVE)("a load run's accounting", () => {
+  let fresh: FreshDatabase;
+  let client: pg.Client;
+
+  beforeAll(async () => {
+    fresh = await freshDatabase("native");
+    client = new pg.Client({ connectionString: fresh.url });
+    await client.connect();
+  });
+
+  afterAll(async () => {
+    await client?.end();
+    await fresh?.close();
+  });
+
+  it("counts the statements run in the window, in this database only", async () => {
+    await client.query("SELECT 'before the window' AS marker, 1");
+    const statements = trackStatements(fresh.url);
+    await statements.start();
+    for (let i = 0; i < 7; i++) {
+      await client.query("SELECT $1::text AS marker, count(*) FROM generate_series(1, $2::int)", [
+        "in the window",
+        1000 + i,
+      ]);
+    }
+    const report = await statements.stop();
+    if (!report.available) throw new Error(report.reason);
+    const marked = report.top.filter((s) => s.query.includes("AS marker"));
+    // Normalized: one entry for the seven calls, none for the call before the reset.
+    expect(marked).toEqual([
+      expect.objectContaining({ calls: 7, rows: 7, query: expect.stringContaining("$1::text") }),
+    ]);
+    expect(report.calls).toBeGreaterThanOrEqual(7);
+    expect(report.total_exec_s).toBeGreaterThanOrEqual(marked[0]?.total_s ?? 0);
+    const shares = report.top.reduce((sum, s) => sum + s.share, 0);
+    if (report.track === "top") expect(shares).toBeLessThanOrEqual(1.001);
+  });
+
+  it("says why statements are missing when the database cannot tell", async () => {
+    const statements = trackStatements("postgres://nobody@127.0.0.1:1/none");
+    await statements.start();
+    const report = await statements.stop();
+    expect(report).toEqual({ available: false, reason: expect.stringContaining("pg_stat") });
+    expect(await trackStatements(undefined).stop()).toEqual({
+      available: false,
+      reason: "no database URL to ask",
+    });
+  });
+
+  it("charges this process's CPU to the bench and a backend's to the database", async () => {
+    const cpu = trackCpu();
+    await cpu.start();
+    const spinUntil = Date.now() + 400;
+    let spins = 0;
+    while (Date.now() < spinUntil) spins++;
+    // A backend's work: ~0.3 s of CPU on this machine, well above /proc's 10 ms tick.
+    await client.query("SELECT count(*) FROM generate_series(1, 5000000)");
+    const report = await cpu.stop();
+    expect(spins).toBeGreaterThan(0);
+    const role = (name: string) => report.roles.find((r) => r.role === name);
+    expect(role(BENCH_PROCESS_ROLE)?.cpu_s).toBeGreaterThanOrEqual(0.2);
+    const database = report.roles.find((r) => r.role.startsWith("database server"));
+    expect(database?.cpu_s).toBeGreaterThanOrEqual(0.1);
+    expect(report.machine.busy_cores).toBeGreaterThan(0);
+    expect(report.window_s).toBeGreaterThanOrEqual(0.4);
+  });
+});
