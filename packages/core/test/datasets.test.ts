@@ -1,5 +1,5 @@
 import { documents, rows } from "@quarry/db";
-import { count, eq, sql } from "drizzle-orm";
+import { and, count, eq, sql } from "drizzle-orm";
 import { describe, expect, it } from "vitest";
 import type { FileStore, ProjectContext } from "../src/index.ts";
 import {
@@ -7,13 +7,16 @@ import {
   createDataset,
   deleteDataset,
   deleteDocument,
+  deleteRow,
   EF_SEARCH_DEFAULTS,
   getDataset,
   getDocument,
   listDatasets,
   listDocuments,
   parseInput,
+  upsertRows,
   VECTOR_GRAPH_DEFAULTS,
+  writeRowsOfDocument,
 } from "../src/index.ts";
 import { useFreshDatabase } from "./support/database.ts";
 import { createTenant } from "./support/tenant.ts";
@@ -203,6 +206,78 @@ describe("documents", () => {
       error: null,
     });
     await expect(getDocument(ctx, dataset.id, "nope")).rejects.toMatchObject({ code: "not_found" });
+  });
+
+  it("reports the row count every write leaves, as the rows themselves count it", async () => {
+    const { ctx } = await createTenant(database.db);
+    const dataset = await createDataset(ctx, { name: "d" }, defaults);
+    const rowsOf = (n: number, word: string) =>
+      Array.from({ length: n }, (_, i) => ({ data: { text: `${word} ${i}` } }));
+    const counted = async () => {
+      const [stored] = await database.db
+        .select({ n: count() })
+        .from(rows)
+        .where(and(eq(rows.datasetId, dataset.id), eq(rows.documentId, "doc")));
+      const listed = await listDocuments(ctx, dataset.id, page);
+      return {
+        got: (await getDocument(ctx, dataset.id, "doc")).row_count,
+        listed: listed.map((d) => [d.id, d.row_count]),
+        stored: stored?.n,
+      };
+    };
+    await upsertRows(ctx, dataset.id, { document_id: "other", rows: rowsOf(3, "o") });
+    // The same document id in another dataset is another document.
+    const elsewhere = await createDataset(ctx, { name: "e" }, defaults);
+    await upsertRows(ctx, elsewhere.id, { document_id: "doc", rows: rowsOf(4, "e") });
+    const written = await upsertRows(ctx, dataset.id, { document_id: "doc", rows: rowsOf(5, "a") });
+    expect(await counted()).toEqual({
+      got: 5,
+      listed: [
+        ["other", 3],
+        ["doc", 5],
+      ],
+      stored: 5,
+    });
+    await writeRowsOfDocument(ctx, dataset.id, "doc", { rows: rowsOf(3, "b") }, "append");
+    expect(await counted()).toEqual({
+      got: 8,
+      listed: [
+        ["other", 3],
+        ["doc", 8],
+      ],
+      stored: 8,
+    });
+    await deleteRow(ctx, dataset.id, String(written.rows[0]?.id));
+    expect(await counted()).toEqual({
+      got: 7,
+      listed: [
+        ["other", 3],
+        ["doc", 7],
+      ],
+      stored: 7,
+    });
+    // Rows without any indexable term count too.
+    await upsertRows(ctx, dataset.id, {
+      document_id: "doc",
+      rows: [{ data: { text: "" } }, { data: { text: "the" } }],
+    });
+    expect(await counted()).toEqual({
+      got: 2,
+      listed: [
+        ["other", 3],
+        ["doc", 2],
+      ],
+      stored: 2,
+    });
+    await writeRowsOfDocument(ctx, dataset.id, "doc", { rows: [] }, "replace");
+    expect(await counted()).toEqual({
+      got: 0,
+      listed: [
+        ["other", 3],
+        ["doc", 0],
+      ],
+      stored: 0,
+    });
   });
 
   it("deletes a document's rows and its file, and nothing else", async () => {

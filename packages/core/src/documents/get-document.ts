@@ -1,14 +1,22 @@
+import { documents } from "@quarry/db";
+import { requireDataset } from "../datasets/require-dataset.ts";
 import type { ProjectContext } from "../shared/context.ts";
+import { NotFoundError } from "../shared/errors.ts";
+import { whereDocument } from "./document-key.ts";
 import { type DocumentView, toDocumentView } from "./document-view.ts";
-import { requireDocument } from "./require-document.ts";
-import { countRowsByDocument } from "./row-counts.ts";
+import { documentRowCount } from "./row-counts.ts";
 
+/** The document with its row count, in one statement (a progress poll is one round trip). */
 export async function getDocument(
   ctx: ProjectContext,
   datasetId: string,
   documentId: string,
 ): Promise<DocumentView> {
-  const document = await requireDocument(ctx, datasetId, documentId);
-  const counts = await countRowsByDocument(ctx, document.datasetId, [document.id]);
-  return toDocumentView(document, counts.get(document.id) ?? 0);
+  const dataset = await requireDataset(ctx, datasetId);
+  const [found] = await ctx.db
+    .select({ document: documents, rowCount: documentRowCount })
+    .from(documents)
+    .where(whereDocument({ projectId: ctx.projectId, datasetId: dataset.id, documentId }));
+  if (!found) throw new NotFoundError("Document", documentId);
+  return toDocumentView(found.document, found.rowCount);
 }
