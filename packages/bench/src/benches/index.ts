@@ -1,5 +1,6 @@
 import type { Bench } from "../harness/bench.ts";
 import { completionsBench } from "./completions.ts";
+import { datasetsBench } from "./datasets.ts";
 import { ingestBench } from "./ingest.ts";
 import { loadBench } from "./load.ts";
 import { rowsBench } from "./rows.ts";
@@ -14,4 +15,5 @@ export const benches: Record<string, Bench> = {
   [completionsBench.name]: completionsBench,
   [loadBench.name]: loadBench,
   [writersBench.name]: writersBench,
+  [datasetsBench.name]: datasetsBench,
 };

@@ -1,0 +1,214 @@
+import { semanticRankingQuery } from "@quarry/core";
+import { LocalHashEmbedder } from "@quarry/providers";
+import pg from "pg";
+import type { QuarryApi, RowInput } from "../harness/api.ts";
+import { type Bench, scaled } from "../harness/bench.ts";
+import { startBenchTenant } from "../harness/bench-tenant.ts";
+import { explainAnalyze } from "../harness/explain.ts";
+import { fmt } from "../harness/report.ts";
+import { round, type Summary, startTimer, summarize } from "../harness/stats.ts";
+import { createTextCorpus } from "../harness/text-corpus.ts";
+
+/**
+ * `pnpm bench datasets`: what one dataset's requests cost as the database holds more datasets.
+ * Every dataset's HNSW graph is a partial index on the one `indexed_vectors` table
+ * (docs/indexing.md#vector-search). Postgres weighs every index of a table when it plans a
+ * statement on it, and a new index is built by scanning the whole table, so this measures,
+ * with 1, 100 and 1,000 datasets in the database (× BENCH_SCALE, the first step always 1):
+ * - creating a dataset (its partial index built over every dataset's vectors);
+ * - E2 semantic on a dataset of MEASURED_ROWS rows whose graph is built, one client;
+ * - E11 replacing a document of 10 rows of it (the replaced rows leave `indexed_vectors` and
+ *   the backlog: a DELETE on both);
+ * - with DATABASE_URL: E2's own statement under EXPLAIN ANALYZE, its planning and execution.
+ * The added datasets are empty: their indexes, not their rows, are what every statement on
+ * `indexed_vectors` pays for.
+ */
+const STEPS = [1, 100, 1000];
+const MEASURED_ROWS = 1000;
+const BATCH = 100;
+const REPLACE_ROWS = 10;
+const REQUESTS = 60;
+const REPLACES = 20;
+const WARMUP = 10;
+const EXPLAINS = 5;
+const MODEL = "local/hash";
+const DIMENSIONS = 384;
+const TOP_K = 10;
+const INDEX_WAIT_MS = 180_000;
+
+const corpus = createTextCorpus({ seed: 11, chars: 500 });
+
+export const datasetsBench: Bench = {
+  name: "datasets",
+  summary:
+    "one dataset's E2, E11 replace and dataset creation as the database holds 1–1,000 datasets",
+  async run({ target, http, scale, progress }) {
+    const steps = [
+      ...new Set([1, ...STEPS.slice(1).map((n) => scaled(n, scale, { min: 2 }))]),
+    ].sort((a, b) => a - b);
+    const params = {
+      dataset_steps: steps,
+      measured_rows: MEASURED_ROWS,
+      embedding_model: MODEL,
+      e2_requests: REQUESTS,
+      replaces: REPLACES,
+      replace_rows: REPLACE_ROWS,
+      added_datasets: "empty, same model",
+      raw_sql: target.databaseUrl !== undefined,
+      stack: target.mode,
+    };
+    const { api, apiKey: token } = await startBenchTenant(
+      { http, target, progress },
+      "datasets",
+      params,
+    );
+    const measured = await api.createDataset({ name: "measured", embedding_model: MODEL });
+    for (let first = 0; first < MEASURED_ROWS; first += BATCH) {
+      await api.upsertRows(measured.id, {
+        document_id: `doc-${first / BATCH}`,
+        rows: rowsFrom(first, BATCH),
+      });
+    }
+    const efSearch = await waitForGraph(api, measured.id, progress);
+    progress(`measured dataset: ${MEASURED_ROWS} rows in its graph, ef_search ${efSearch}`);
+
+    const db = target.databaseUrl
+      ? new pg.Client({ connectionString: target.databaseUrl })
+      : undefined;
+    await db?.connect();
+    const embedder = new LocalHashEmbedder(DIMENSIONS);
+    const searchPath = `/api/datasets/${measured.id}/search`;
+    try {
+      const results = [];
+      let datasets = 1;
+      for (const step of steps) {
+        const creations: number[] = [];
+        for (; datasets < step; datasets++) {
+          const elapsed = startTimer();
+          await api.createDataset({ name: `empty-${datasets}`, embedding_model: MODEL });
+          creations.push(elapsed());
+        }
+        const e2 = await sequential(REQUESTS, async (i) => {
+          const elapsed = startTimer();
+          await http.post(
+            searchPath,
+            { query: corpus.query(i).text, top_k: TOP_K, alpha: 1 },
+            { token },
+          );
+          return elapsed();
+        });
+        const replace = await sequential(REPLACES, async (i) => {
+          const elapsed = startTimer();
+          await api.upsertRows(measured.id, {
+            document_id: "replaced",
+            rows: rowsFrom(50_000 + i * REPLACE_ROWS, REPLACE_ROWS),
+          });
+          return elapsed();
+        });
+        const statement = db
+          ? await explainE2(db, { id: measured.id, efSearch }, (i) =>
+              embedder.embedOne(corpus.query(i).text),
+            )
+          : null;
+        const result = {
+          datasets: step,
+          create_dataset_ms: creations.length > 0 ? summarize(creations) : null,
+          e2_semantic_ms: e2,
+          e11_replace_ms: replace,
+          e2_statement: statement,
+        };
+        results.push(result);
+        progress(
+          `${fmt(step)} datasets: E2 p50 ${e2.p50} ms, E11 replace p50 ${replace.p50} ms` +
+            (statement
+              ? `, E2 statement planned in ${statement.planning_ms_p50} ms, run in ${statement.execution_ms_p50} ms`
+              : "") +
+            (result.create_dataset_ms
+              ? `; creating a dataset p50 ${result.create_dataset_ms.p50} ms`
+              : ""),
+        );
+      }
+      const first = results[0];
+      const last = results[results.length - 1];
+      return {
+        params,
+        results: {
+          steps: results,
+          growth:
+            first && last && first !== last
+              ? {
+                  from_datasets: first.datasets,
+                  to_datasets: last.datasets,
+                  e2_p50_ms: [first.e2_semantic_ms.p50, last.e2_semantic_ms.p50],
+                  e11_replace_p50_ms: [first.e11_replace_ms.p50, last.e11_replace_ms.p50],
+                  e2_planning_ms:
+                    first.e2_statement && last.e2_statement
+                      ? [first.e2_statement.planning_ms_p50, last.e2_statement.planning_ms_p50]
+                      : null,
+                }
+              : null,
+        },
+      };
+    } finally {
+      await db?.end();
+    }
+  },
+};
+
+function rowsFrom(first: number, count: number): RowInput[] {
+  return Array.from({ length: count }, (_, k) => ({ data: { text: corpus.text(first + k).text } }));
+}
+
+async function sequential(requests: number, run: (i: number) => Promise<number>): Promise<Summary> {
+  const samples: number[] = [];
+  for (let i = 0; i < WARMUP + requests; i++) {
+    const ms = await run(i);
+    if (i >= WARMUP) samples.push(ms);
+  }
+  return summarize(samples);
+}
+
+/** Polls the dataset until its backlog is in the graph; returns the list size its searches use. */
+async function waitForGraph(
+  api: QuarryApi,
+  datasetId: string,
+  progress: (line: string) => void,
+): Promise<number> {
+  const deadline = Date.now() + INDEX_WAIT_MS;
+  for (;;) {
+    const { body } = await api.getDataset(datasetId);
+    const index = body.vector_index;
+    if (index && index.pending_rows === 0) return index.ef_search;
+    if (Date.now() > deadline) {
+      throw new Error(
+        `the graph did not take the backlog in ${INDEX_WAIT_MS / 1000} s (${index?.pending_rows} rows wait)`,
+      );
+    }
+    progress(`index: ${index?.pending_rows ?? "?"} rows wait for the graph`);
+    await new Promise((resolve) => setTimeout(resolve, 1000));
+  }
+}
+
+/** E2's statement as the service sends it, explained EXPLAINS times: planning and execution p50. */
+async function explainE2(
+  db: pg.Client,
+  dataset: { id: string; efSearch: number },
+  vectorOf: (i: number) => number[],
+) {
+  const planning: number[] = [];
+  const execution: number[] = [];
+  for (let i = 0; i < EXPLAINS; i++) {
+    const query = semanticRankingQuery(
+      { id: dataset.id, dimensions: DIMENSIONS, embeddingModel: MODEL, efSearch: dataset.efSearch },
+      vectorOf(i),
+      TOP_K,
+    );
+    const plan = await explainAnalyze(db, query.text, query.params);
+    planning.push(plan.planning_ms);
+    execution.push(plan.execution_ms);
+  }
+  return {
+    planning_ms_p50: round(summarize(planning).p50, 2),
+    execution_ms_p50: round(summarize(execution).p50, 2),
+  };
+}
