@@ -30,7 +30,7 @@ describe.skipIf(!NATIVE)("a load run's accounting", () => {
 
   it("counts the statements run in the window, in this database only", async () => {
     await client.query("SELECT 'before the window' AS marker, 1");
-    const statements = trackStatements(fresh.url);
+    const statements = trackStatements(fresh.url, true);
     await statements.start();
     for (let i = 0; i < 7; i++) {
       await client.query("SELECT $1::text AS marker, count(*) FROM generate_series(1, $2::int)", [
@@ -52,14 +52,28 @@ describe.skipIf(!NATIVE)("a load run's accounting", () => {
   });
 
   it("says why statements are missing when the database cannot tell", async () => {
-    const statements = trackStatements("postgres://nobody@127.0.0.1:1/none");
+    const statements = trackStatements("postgres://nobody@127.0.0.1:1/none", true);
     await statements.start();
     const report = await statements.stop();
     expect(report).toEqual({ available: false, reason: expect.stringContaining("pg_stat") });
-    expect(await trackStatements(undefined).stop()).toEqual({
+    expect(await trackStatements(undefined, true).stop()).toEqual({
       available: false,
       reason: "no database URL to ask",
     });
+  });
+
+  it("leaves the statistics of a database that is not the bench's own alone", async () => {
+    await client.query("SELECT 'not reset' AS kept_marker");
+    const statements = trackStatements(fresh.url, false);
+    await statements.start();
+    expect(await statements.stop()).toEqual({
+      available: false,
+      reason: expect.stringContaining("BASE"),
+    });
+    const { rows } = await client.query<{ calls: string }>(
+      "SELECT calls FROM pg_stat_statements WHERE query LIKE '%kept_marker%' AND dbid = (SELECT oid FROM pg_database WHERE datname = current_database())",
+    );
+    expect(rows.map((r) => Number(r.calls))).toEqual([1]);
   });
 
   it("charges this process's CPU to the bench and a backend's to the database", async () => {

@@ -120,7 +120,7 @@ export const loadBench: Bench = {
     const heapStart = heapNow();
     await memory.start();
     const cpu = trackCpu();
-    const statements = trackStatements(target.databaseUrl);
+    const statements = trackStatements(target.databaseUrl, target.mode === "started");
     await statements.start();
     await cpu.start();
 

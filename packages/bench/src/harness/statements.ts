@@ -36,12 +36,21 @@ export type StatementReport =
 const QUERY_CHARS = 240;
 const THIS_DATABASE = "(SELECT oid FROM pg_database WHERE datname = current_database())";
 
-export function trackStatements(databaseUrl: string | undefined, top = 12) {
+/**
+ * `owned`: the database is the bench's own throwaway one. Another (a running stack's, `BASE`)
+ * is left alone: resetting its statistics, or creating the extension in it, is not a bench's
+ * to do.
+ */
+export function trackStatements(databaseUrl: string | undefined, owned: boolean, top = 12) {
   let client: pg.Client | undefined;
-  let missing: string | undefined = databaseUrl ? undefined : "no database URL to ask";
+  let missing: string | undefined = !databaseUrl
+    ? "no database URL to ask"
+    : owned
+      ? undefined
+      : "not the bench's own database (BASE): its statistics are left alone";
   return {
     async start(): Promise<void> {
-      if (!databaseUrl) return;
+      if (!databaseUrl || missing) return;
       client = new pg.Client({ connectionString: databaseUrl });
       client.on("error", () => {});
       try {
