@@ -1,13 +1,15 @@
 import { semanticRankingQuery } from "@quarry/core";
 import { LocalHashEmbedder } from "@quarry/providers";
 import pg from "pg";
-import type { QuarryApi, RowInput } from "../harness/api.ts";
+import type { RowInput } from "../harness/api.ts";
 import { type Bench, scaled } from "../harness/bench.ts";
 import { startBenchTenant } from "../harness/bench-tenant.ts";
+import { measureSequential } from "../harness/concurrency.ts";
 import { explainAnalyze } from "../harness/explain.ts";
 import { fmt } from "../harness/report.ts";
-import { round, type Summary, startTimer, summarize } from "../harness/stats.ts";
+import { round, startTimer, summarize } from "../harness/stats.ts";
 import { createTextCorpus } from "../harness/text-corpus.ts";
+import { waitForVectorIndex } from "../harness/vector-index-wait.ts";
 
 /**
  * `pnpm bench datasets`: what one dataset's requests cost as the database holds more datasets.
@@ -34,7 +36,6 @@ const EXPLAINS = 5;
 const MODEL = "local/hash";
 const DIMENSIONS = 384;
 const TOP_K = 10;
-const INDEX_WAIT_MS = 180_000;
 
 const corpus = createTextCorpus({ seed: 11, chars: 500 });
 
@@ -69,7 +70,10 @@ export const datasetsBench: Bench = {
         rows: rowsFrom(first, BATCH),
       });
     }
-    const efSearch = await waitForGraph(api, measured.id, progress);
+    // Its graph built and its ef_search measured (due at 1,000 rows): every step then searches
+    // with the list size the raw statement is explained with.
+    const { vectorIndex } = await waitForVectorIndex(api, measured.id, MEASURED_ROWS, progress);
+    const efSearch = vectorIndex.ef_search;
     progress(`measured dataset: ${MEASURED_ROWS} rows in its graph, ef_search ${efSearch}`);
 
     const db = target.databaseUrl
@@ -88,23 +92,31 @@ export const datasetsBench: Bench = {
           await api.createDataset({ name: `empty-${datasets}`, embedding_model: MODEL });
           creations.push(elapsed());
         }
-        const e2 = await sequential(REQUESTS, async (i) => {
-          const elapsed = startTimer();
-          await http.post(
-            searchPath,
-            { query: corpus.query(i).text, top_k: TOP_K, alpha: 1 },
-            { token },
-          );
-          return elapsed();
-        });
-        const replace = await sequential(REPLACES, async (i) => {
-          const elapsed = startTimer();
-          await api.upsertRows(measured.id, {
-            document_id: "replaced",
-            rows: rowsFrom(50_000 + i * REPLACE_ROWS, REPLACE_ROWS),
-          });
-          return elapsed();
-        });
+        const e2 = await measureSequential(
+          async (i) => {
+            const elapsed = startTimer();
+            await http.post(
+              searchPath,
+              { query: corpus.query(i).text, top_k: TOP_K, alpha: 1 },
+              { token },
+            );
+            return elapsed();
+          },
+          REQUESTS,
+          WARMUP,
+        );
+        const replace = await measureSequential(
+          async (i) => {
+            const elapsed = startTimer();
+            await api.upsertRows(measured.id, {
+              document_id: "replaced",
+              rows: rowsFrom(50_000 + i * REPLACE_ROWS, REPLACE_ROWS),
+            });
+            return elapsed();
+          },
+          REPLACES,
+          WARMUP,
+        );
         const statement = db
           ? await explainE2(db, { id: measured.id, efSearch }, (i) =>
               embedder.embedOne(corpus.query(i).text),
@@ -157,36 +169,6 @@ export const datasetsBench: Bench = {
 
 function rowsFrom(first: number, count: number): RowInput[] {
   return Array.from({ length: count }, (_, k) => ({ data: { text: corpus.text(first + k).text } }));
-}
-
-async function sequential(requests: number, run: (i: number) => Promise<number>): Promise<Summary> {
-  const samples: number[] = [];
-  for (let i = 0; i < WARMUP + requests; i++) {
-    const ms = await run(i);
-    if (i >= WARMUP) samples.push(ms);
-  }
-  return summarize(samples);
-}
-
-/** Polls the dataset until its backlog is in the graph; returns the list size its searches use. */
-async function waitForGraph(
-  api: QuarryApi,
-  datasetId: string,
-  progress: (line: string) => void,
-): Promise<number> {
-  const deadline = Date.now() + INDEX_WAIT_MS;
-  for (;;) {
-    const { body } = await api.getDataset(datasetId);
-    const index = body.vector_index;
-    if (index && index.pending_rows === 0) return index.ef_search;
-    if (Date.now() > deadline) {
-      throw new Error(
-        `the graph did not take the backlog in ${INDEX_WAIT_MS / 1000} s (${index?.pending_rows} rows wait)`,
-      );
-    }
-    progress(`index: ${index?.pending_rows ?? "?"} rows wait for the graph`);
-    await new Promise((resolve) => setTimeout(resolve, 1000));
-  }
 }
 
 /** E2's statement as the service sends it, explained EXPLAINS times: planning and execution p50. */

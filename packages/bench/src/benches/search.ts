@@ -4,12 +4,13 @@ import pg from "pg";
 import type { createQuarryApi, Dataset, RowInput } from "../harness/api.ts";
 import { type Bench, scaled } from "../harness/bench.ts";
 import { startBenchTenant } from "../harness/bench-tenant.ts";
-import { runConcurrent } from "../harness/concurrency.ts";
+import { measureSequential, runConcurrent } from "../harness/concurrency.ts";
 import { explainAnalyze, type PlanSummary } from "../harness/explain.ts";
 import type { HttpClient } from "../harness/http.ts";
 import { fmt } from "../harness/report.ts";
 import { perSecond, round, type Summary, startTimer, summarize } from "../harness/stats.ts";
 import { createTextCorpus } from "../harness/text-corpus.ts";
+import { type SearchWhileIndexing, waitForVectorIndex } from "../harness/vector-index-wait.ts";
 
 /**
  * `pnpm bench search` (issue 5): a hybrid dataset of 100k rows of clustered prose (the
@@ -29,6 +30,8 @@ const TOP_K = 10;
 const REQUESTS = 400;
 const WARMUP = 40;
 const SEQUENTIAL_REQUESTS = 100;
+/** the sequential runs' first query index: apart from the concurrent runs' queries */
+const SEQUENTIAL_FIRST = 20_000;
 const RECALL_QUERIES = 50;
 const BUCKETS = 100;
 const MODEL = "local/hash";
@@ -160,7 +163,12 @@ export const searchBench: Bench = {
     const sequential: Record<string, Summary> = {};
     const concurrent: Record<string, Summary & { qps: number }> = {};
     for (const [name, run] of Object.entries(cases)) {
-      sequential[name] = await measureSequential(run, SEQUENTIAL_REQUESTS, WARMUP / 4);
+      sequential[name] = await measureSequential(
+        run,
+        SEQUENTIAL_REQUESTS,
+        WARMUP / 4,
+        SEQUENTIAL_FIRST,
+      );
       concurrent[name] = await measureConcurrent(run, REQUESTS, WARMUP);
       progress(
         `${name}: 1 client p50 ${sequential[name].p50} ms; ${CLIENTS} clients p50 ${concurrent[name].p50} ms, p95 ${concurrent[name].p95} ms, ${concurrent[name].qps} QPS`,
@@ -327,19 +335,6 @@ async function search(
   return reply;
 }
 
-async function measureSequential(
-  run: (i: number) => Promise<number>,
-  requests: number,
-  warmup: number,
-) {
-  const samples: number[] = [];
-  for (let i = 0; i < warmup + requests; i++) {
-    const ms = await run(i + 20_000);
-    if (i >= warmup) samples.push(ms);
-  }
-  return summarize(samples);
-}
-
 function rowInputs(first: number, count: number): RowInput[] {
   return Array.from({ length: count }, (_, k) => {
     const n = first + k;
@@ -388,77 +383,6 @@ async function loadRows(
     index_catch_up_s: 0,
     e2_while_indexing: [] as SearchWhileIndexing[],
   };
-}
-
-type VectorIndexState = NonNullable<Dataset["vector_index"]>;
-
-/** E2 semantic sampled while rows still wait for the graph (each ranked exactly meanwhile). */
-interface SearchWhileIndexing {
-  /** seconds after the load ended */
-  at_s: number;
-  pending_rows: number;
-  /** the median of `WHILE_INDEXING_SAMPLES` sequential searches */
-  p50_ms: number;
-}
-
-const WHILE_INDEXING_SAMPLES = 5;
-
-/**
- * Seconds from now until no row of the dataset waits for its HNSW graph, and the graph's state
- * then. The ingest worker measures the graph's `ef_search` once the backlog drains (when it has
- * doubled since the last measurement): this waits for that too (at most 5 minutes), so the
- * searches below run with the value the dataset keeps.
- */
-async function waitForVectorIndex(
-  api: ReturnType<typeof createQuarryApi>,
-  datasetId: string,
-  rows: number,
-  progress: (line: string) => void,
-  searchMeanwhile: (i: number) => Promise<number>,
-): Promise<{
-  seconds: number;
-  vectorIndex: VectorIndexState;
-  searchesMeanwhile: SearchWhileIndexing[];
-}> {
-  const wall = startTimer();
-  let drained: number | undefined;
-  let lastReport = 0;
-  const searchesMeanwhile: SearchWhileIndexing[] = [];
-  for (;;) {
-    const state = (await api.getDataset(datasetId)).body.vector_index;
-    if (!state) throw new Error("GET dataset shows no vector_index");
-    if (state.pending_rows === 0) {
-      drained ??= round(wall() / 1000, 1);
-      const measuring =
-        rows >= 1000 && (state.measured_rows === null || state.measured_rows * 2 <= rows);
-      if (!measuring) {
-        progress(
-          `index: ef_search ${state.ef_search} (recall@10 ${state.recall_at_10} at ${state.measured_rows} rows)`,
-        );
-        return { seconds: drained, vectorIndex: state, searchesMeanwhile };
-      }
-      if (wall() - drained * 1000 > 300_000) {
-        progress(`index: no ef_search measurement after 5 minutes; using ${state.ef_search}`);
-        return { seconds: drained, vectorIndex: state, searchesMeanwhile };
-      }
-    }
-    if (wall() - lastReport > 10_000) {
-      let line = "index: waiting for the ef_search measurement";
-      if (state.pending_rows > 0) {
-        const at_s = round(wall() / 1000, 1);
-        const samples: number[] = [];
-        for (let k = 0; k < WHILE_INDEXING_SAMPLES; k++) {
-          samples.push(await searchMeanwhile(30_000 + searchesMeanwhile.length * 10 + k));
-        }
-        const { p50 } = summarize(samples);
-        searchesMeanwhile.push({ at_s, pending_rows: state.pending_rows, p50_ms: p50 });
-        line = `index: ${fmt(state.pending_rows)} rows wait for the HNSW graph; E2 p50 ${p50} ms meanwhile`;
-      }
-      progress(line);
-      lastReport = wall();
-    }
-    await new Promise((r) => setTimeout(r, 500));
-  }
 }
 
 /**
@@ -545,6 +469,7 @@ async function measureRawSql(
       (i) => run(first, i),
       SEQUENTIAL_REQUESTS,
       WARMUP / 4,
+      SEQUENTIAL_FIRST,
     );
     await runConcurrent({
       clients: CLIENTS,
@@ -637,7 +562,7 @@ async function measureRawDocumentSearch(
     if (found.rows.length === 0) throw new Error("raw E3 found nothing");
     return ms;
   };
-  const out = await measureSequential(run, SEQUENTIAL_REQUESTS, WARMUP / 4);
+  const out = await measureSequential(run, SEQUENTIAL_REQUESTS, WARMUP / 4, SEQUENTIAL_FIRST);
   progress(`raw SQL E3: 1 client p50 ${out.p50} ms`);
   return out;
 }

@@ -1,4 +1,4 @@
-import { startTimer } from "./stats.ts";
+import { type Summary, startTimer, summarize } from "./stats.ts";
 
 /**
  * Runs `task` from `clients` concurrent loops, each taking the next iteration number until
@@ -56,4 +56,23 @@ export async function runConcurrent(options: ConcurrentOptions): Promise<Concurr
   await Promise.all(Array.from({ length: clients }, (_, client) => loop(client)));
   if (failure) throw failure.error;
   return { completed: samples.length, elapsedMs: elapsed(), samples };
+}
+
+/**
+ * One client, one request after another: `warmup` unmeasured runs, then `requests` measured
+ * ones. `run` gets the iteration number from `firstIndex` on (a bench keeps its sequential
+ * queries apart from its concurrent ones) and returns its milliseconds.
+ */
+export async function measureSequential(
+  run: (i: number) => Promise<number>,
+  requests: number,
+  warmup: number,
+  firstIndex = 0,
+): Promise<Summary> {
+  const samples: number[] = [];
+  for (let i = 0; i < warmup + requests; i++) {
+    const ms = await run(firstIndex + i);
+    if (i >= warmup) samples.push(ms);
+  }
+  return summarize(samples);
 }

@@ -1,0 +1,78 @@
+import type { Dataset, QuarryApi } from "./api.ts";
+import { fmt } from "./report.ts";
+import { round, startTimer, summarize } from "./stats.ts";
+
+export type VectorIndexState = NonNullable<Dataset["vector_index"]>;
+
+/** E2 semantic sampled while rows still wait for the graph (each ranked exactly meanwhile). */
+export interface SearchWhileIndexing {
+  /** seconds after the load ended */
+  at_s: number;
+  pending_rows: number;
+  /** the median of `WHILE_INDEXING_SAMPLES` sequential searches */
+  p50_ms: number;
+}
+
+const WHILE_INDEXING_SAMPLES = 5;
+
+/**
+ * Seconds from now until no row of the dataset waits for its HNSW graph, and the graph's state
+ * then. The ingest worker measures the graph's `ef_search` once the backlog drains (when it has
+ * doubled since the last measurement): this waits for that too (at most 5 minutes), so the
+ * searches below run with the value the dataset keeps.
+ */
+export async function waitForVectorIndex(
+  api: QuarryApi,
+  datasetId: string,
+  rows: number,
+  progress: (line: string) => void,
+  /** when given, E2 is sampled with it every 10 s while rows wait (`searchesMeanwhile`) */
+  searchMeanwhile?: (i: number) => Promise<number>,
+): Promise<{
+  seconds: number;
+  vectorIndex: VectorIndexState;
+  searchesMeanwhile: SearchWhileIndexing[];
+}> {
+  const wall = startTimer();
+  let drained: number | undefined;
+  let lastReport = 0;
+  const searchesMeanwhile: SearchWhileIndexing[] = [];
+  for (;;) {
+    const state = (await api.getDataset(datasetId)).body.vector_index;
+    if (!state) throw new Error("GET dataset shows no vector_index");
+    if (state.pending_rows === 0) {
+      drained ??= round(wall() / 1000, 1);
+      const measuring =
+        rows >= 1000 && (state.measured_rows === null || state.measured_rows * 2 <= rows);
+      if (!measuring) {
+        progress(
+          `index: ef_search ${state.ef_search} (recall@10 ${state.recall_at_10} at ${state.measured_rows} rows)`,
+        );
+        return { seconds: drained, vectorIndex: state, searchesMeanwhile };
+      }
+      if (wall() - drained * 1000 > 300_000) {
+        progress(`index: no ef_search measurement after 5 minutes; using ${state.ef_search}`);
+        return { seconds: drained, vectorIndex: state, searchesMeanwhile };
+      }
+    }
+    if (wall() - lastReport > 10_000) {
+      let line =
+        state.pending_rows > 0
+          ? `index: ${fmt(state.pending_rows)} rows wait for the HNSW graph`
+          : "index: waiting for the ef_search measurement";
+      if (state.pending_rows > 0 && searchMeanwhile) {
+        const at_s = round(wall() / 1000, 1);
+        const samples: number[] = [];
+        for (let k = 0; k < WHILE_INDEXING_SAMPLES; k++) {
+          samples.push(await searchMeanwhile(30_000 + searchesMeanwhile.length * 10 + k));
+        }
+        const { p50 } = summarize(samples);
+        searchesMeanwhile.push({ at_s, pending_rows: state.pending_rows, p50_ms: p50 });
+        line = `index: ${fmt(state.pending_rows)} rows wait for the HNSW graph; E2 p50 ${p50} ms meanwhile`;
+      }
+      progress(line);
+      lastReport = wall();
+    }
+    await new Promise((r) => setTimeout(r, 500));
+  }
+}
