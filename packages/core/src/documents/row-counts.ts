@@ -1,6 +1,4 @@
-import { documents } from "@quarry/db";
-import { and, eq, inArray, sql } from "drizzle-orm";
-import type { ProjectContext } from "../shared/context.ts";
+import { sql } from "drizzle-orm";
 
 /**
  * A `documents` row's row count, as a column of a select over `documents`: read from
@@ -17,19 +15,3 @@ export const documentRowCount = sql<number>`coalesce((
   WHERE k.dataset_id = "documents"."dataset_id" AND k.document_id = "documents"."id"), 0)`.mapWith(
   Number,
 );
-
-/** Row counts of some documents of one dataset, by document id (documents without rows: 0). */
-export async function countRowsByDocument(
-  ctx: ProjectContext,
-  datasetId: string,
-  documentIds: string[],
-): Promise<Map<string, number>> {
-  const counts = new Map<string, number>();
-  if (documentIds.length === 0) return counts;
-  const found = await ctx.db
-    .select({ documentId: documents.id, n: documentRowCount })
-    .from(documents)
-    .where(and(eq(documents.datasetId, datasetId), inArray(documents.id, documentIds)));
-  for (const { documentId, n } of found) counts.set(documentId, n);
-  return counts;
-}

@@ -1,5 +1,6 @@
-import type { Database } from "@quarry/db";
-import { countRowsByDocument } from "../../src/documents/row-counts.ts";
+import { type Database, documents } from "@quarry/db";
+import { and, eq, inArray } from "drizzle-orm";
+import { documentRowCount } from "../../src/documents/row-counts.ts";
 
 /**
  * Everything Quarry maintains beside `rows`, recomputed from `rows` from scratch and compared
@@ -253,7 +254,7 @@ export async function vectorBacklogAndGraph(t: InvariantTarget, s: InvariantScop
 
 /**
  * Documents and their rows: every row belongs to a document that exists, and the row count
- * the domain reports for a document (`countRowsByDocument`, what E7/E5 show) is its rows'.
+ * the domain reports for a document (`documentRowCount`, what E7 shows) is its rows'.
  */
 export async function documentRowCounts(t: InvariantTarget, s: InvariantScope) {
   const examples = s.examples ?? 5;
@@ -293,11 +294,20 @@ export async function documentRowCounts(t: InvariantTarget, s: InvariantScope) {
   }
   const wrong: string[] = [];
   for (const [datasetId, docs] of byDataset) {
-    const reported = await countRowsByDocument(
-      { db: t.db, projectId: "" },
-      datasetId,
-      docs.map((d) => d.id),
-    );
+    // The count E7 shows, through the expression it selects.
+    const found = await t.db
+      .select({ id: documents.id, n: documentRowCount })
+      .from(documents)
+      .where(
+        and(
+          eq(documents.datasetId, datasetId),
+          inArray(
+            documents.id,
+            docs.map((d) => d.id),
+          ),
+        ),
+      );
+    const reported = new Map(found.map((d) => [d.id, d.n]));
     for (const doc of docs) {
       const n = reported.get(doc.id) ?? 0;
       if (n !== doc.n) wrong.push(`${datasetId}/${doc.id}: reported ${n} rows, has ${doc.n}`);
