@@ -157,21 +157,24 @@ describe("E2 semantic search", () => {
     await indexVectorBacklog(database.db, small.datasetId, 1000);
     expect(await searchRows(ctx, datasetId, { query: "comet", top_k: 5 })).toEqual(before);
 
-    // Both dimensions share the column; each dataset has a partial index of its own.
-    const indexes = await rowsOf<{ indexdef: string }>(
-      sql`SELECT indexdef FROM pg_indexes WHERE tablename = 'indexed_vectors' AND indexdef LIKE '%hnsw%'`,
-    );
-    const mine = indexes.filter((i) => i.indexdef.includes(datasetId));
+    // Both dimensions share the column; each dataset has a partition and a graph of its own.
+    const graphOf = async (id: string) =>
+      rowsOf<{ tablename: string; indexname: string; indexdef: string }>(
+        sql`SELECT i.tablename, i.indexname, i.indexdef
+          FROM pg_indexes i JOIN pg_inherits h ON h.inhrelid = format('%I', i.tablename)::regclass
+          WHERE h.inhparent = 'indexed_vectors'::regclass AND i.indexdef LIKE '%hnsw%'
+            AND i.tablename = quarry_vector_partition_name(${id})`,
+      );
+    const [mine, theirs] = [await graphOf(datasetId), await graphOf(small.datasetId)];
     expect(mine).toHaveLength(1);
     expect(mine[0]!.indexdef).toContain("vector(384)");
-    expect(indexes.find((i) => i.indexdef.includes(small.datasetId))!.indexdef).toContain(
-      "vector(64)",
-    );
-
-    const [{ name } = { name: "" }] = await rowsOf<{ name: string }>(
-      sql`SELECT quarry_vector_index_name(${datasetId}) AS name`,
-    );
-    await database.db.execute(sql`SET enable_seqscan = off`); // 8 rows: make the planner show its choice
+    expect(theirs).toHaveLength(1);
+    expect(theirs[0]!.indexdef).toContain("vector(64)");
+    const name = mine[0]!.indexname;
+    expect(name).not.toBe(theirs[0]!.indexname);
+    // 8 rows, which an exact sort ranks more cheaply: make the planner show the graph it would use
+    await database.db.execute(sql`SET enable_seqscan = off`);
+    await database.db.execute(sql`SET enable_sort = off`);
     try {
       const [vector] = await new LocalHashEmbedder(384).embed(["comet"]);
       const statement = new SemanticSearch(
@@ -179,10 +182,16 @@ describe("E2 semantic search", () => {
         vector!,
         undefined,
       );
-      const plan = await rowsOf<Record<string, string>>(sql`EXPLAIN ${statement.rankSql(3)}`);
-      expect(plan.map((p) => Object.values(p)[0]).join("\n")).toContain(`Index Scan using ${name}`);
+      const plan = (await rowsOf<Record<string, string>>(sql`EXPLAIN ${statement.rankSql(3)}`))
+        .map((p) => Object.values(p)[0])
+        .join("\n");
+      expect(plan).toContain(`Index Scan using ${name}`);
+      // Planned over its own partition: the other dataset's is not even looked at.
+      expect(plan).toContain(mine[0]!.tablename);
+      expect(plan).not.toContain(theirs[0]!.tablename);
     } finally {
       await database.db.execute(sql`RESET enable_seqscan`);
+      await database.db.execute(sql`RESET enable_sort`);
     }
     expect((await searchRows(small.ctx, small.datasetId, { query: "comet" })).results).toHaveLength(
       3,
@@ -456,10 +465,11 @@ describe("keyword statistics", () => {
       );
       expect(n).toBe(0);
     }
-    const indexes = await rowsOf<{ n: number }>(sql`
-      SELECT count(*)::int AS n FROM pg_indexes
-      WHERE tablename = 'indexed_vectors' AND indexname = quarry_vector_index_name(${datasetId})`);
-    expect(indexes[0]!.n).toBe(0);
+    // Its partition of the graph vectors is gone with its graph.
+    const relations = await rowsOf<{ n: number }>(sql`
+      SELECT count(*)::int AS n FROM pg_class
+      WHERE relname IN (quarry_vector_partition_name(${datasetId}), quarry_vector_index_name(${datasetId}))`);
+    expect(relations[0]!.n).toBe(0);
   });
 });
 

@@ -13,17 +13,18 @@ import { waitForVectorIndex } from "../harness/vector-index-wait.ts";
 
 /**
  * `pnpm bench datasets`: what one dataset's requests cost as the database holds more datasets.
- * Every dataset's HNSW graph is a partial index on the one `indexed_vectors` table
- * (docs/indexing.md#vector-search). Postgres weighs every index of a table when it plans a
- * statement on it, and a new index is built by scanning the whole table, so this measures,
- * with 1, 100 and 1,000 datasets in the database (× BENCH_SCALE, the first step always 1):
- * - creating a dataset (its partial index built over every dataset's vectors);
+ * Each dataset's graph vectors are a partition of `indexed_vectors` with its own HNSW index
+ * (docs/indexing.md#vector-search); until migration `0017` they were partial indexes on one
+ * table, which Postgres weighed for every statement on it and scanned whole to build a new
+ * one. This measures, with 1, 100 and 1,000 datasets in the database (× BENCH_SCALE, the
+ * first step always 1), that one dataset's requests do not pay for the others:
+ * - creating a dataset (its partition, key and empty graph, attached);
  * - E2 semantic on a dataset of MEASURED_ROWS rows whose graph is built, one client;
  * - E11 replacing a document of 10 rows of it (the replaced rows leave `indexed_vectors` and
  *   the backlog: a DELETE on both);
  * - with DATABASE_URL: E2's own statement under EXPLAIN ANALYZE, its planning and execution.
- * The added datasets are empty: their indexes, not their rows, are what every statement on
- * `indexed_vectors` pays for.
+ * The added datasets are empty: their partitions and indexes, not their rows, are what a
+ * statement on `indexed_vectors` would pay for if it were planned over all of them.
  */
 const STEPS = [1, 100, 1000];
 const MEASURED_ROWS = 1000;

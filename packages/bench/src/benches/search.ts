@@ -1,7 +1,7 @@
 import { documentSearchQuery, type QueryText, semanticRankingQuery } from "@quarry/core";
 import { LocalHashEmbedder } from "@quarry/providers";
 import pg from "pg";
-import type { createQuarryApi, Dataset, RowInput } from "../harness/api.ts";
+import type { createQuarryApi, RowInput } from "../harness/api.ts";
 import { type Bench, scaled } from "../harness/bench.ts";
 import { startBenchTenant } from "../harness/bench-tenant.ts";
 import { measureSequential, runConcurrent } from "../harness/concurrency.ts";

@@ -1,6 +1,6 @@
 import { datasets, documents, rows } from "@quarry/db";
 import { eq, sql } from "drizzle-orm";
-import { dropKeywordStatistics, dropVectorIndex } from "../search/search-indexes.ts";
+import { dropKeywordStatistics, dropVectorGraph } from "../search/search-indexes.ts";
 import type { ProjectContext } from "../shared/context.ts";
 import type { FileStore } from "../shared/file-store.ts";
 import { retryOnContention } from "../shared/write-transaction.ts";
@@ -27,7 +27,7 @@ export async function deleteDataset(
       await tx.delete(rows).where(eq(rows.datasetId, dataset.id));
       await tx.delete(documents).where(eq(documents.datasetId, dataset.id));
       await tx.delete(datasets).where(eq(datasets.id, dataset.id));
-      await dropVectorIndex(tx, dataset.id);
+      await dropVectorGraph(tx, dataset.id);
     }),
   );
   await files.deletePrefix(`${dataset.id}/`);

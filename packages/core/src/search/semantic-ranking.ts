@@ -50,7 +50,8 @@ export class SemanticSearch {
   storedDistance(rowId: SQL): SQL {
     // Aliases of their own, so that they shadow no alias `rowId` may name.
     const stored = sql`coalesce(
-      (SELECT sv.embedding FROM indexed_vectors sv WHERE sv.row_id = ${rowId}),
+      (SELECT sv.embedding FROM indexed_vectors sv
+       WHERE sv.dataset_id = ${this.dataset.id} AND sv.row_id = ${rowId}),
       (SELECT sb.embedding FROM vector_backlog sb
        WHERE sb.dataset_id = ${this.dataset.id} AND sb.row_id = ${rowId}))`;
     return sql`(${stored}::${sql.raw(vectorType(this.dataset.dimensions))} <=> ${this.queryVector})`;
@@ -61,8 +62,8 @@ export class SemanticSearch {
    * `distance`). A dataset's rows are either in its HNSW graph (`indexed_vectors`) or in the
    * backlog that waits for it (`vector_backlog`, see `indexVectorBacklog`); each side gives
    * its `limit` nearest and the union holds the overall `limit` nearest. Unfiltered, the graph
-   * side is an HNSW scan: the expression and the `dataset_id` predicate are the index's, so
-   * the planner can use it; the backlog side is ranked exactly. With a filter it depends on how
+   * side is an HNSW scan: the `dataset_id` predicate prunes `indexed_vectors` to the dataset's
+   * partition and the expression is its index's, so the planner can use it; the backlog side is ranked exactly. With a filter it depends on how
    * many rows pass it, which one statement finds out first (`probe`, at most `exactFilterRows`
    * + 1 rows read):
    * - few: all of them are ranked exactly — recall 1, and cheaper than walking the graph past
@@ -107,8 +108,9 @@ export class SemanticSearch {
   }
 
   /**
-   * The graph's nearest `(id, distance)` by an HNSW scan, nearest first: the expression and the
-   * `dataset_id` predicate are the index's, so the planner can use it. `limit` is the LIMIT
+   * The graph's nearest `(id, distance)` by an HNSW scan, nearest first: the `dataset_id`
+   * predicate prunes `indexed_vectors` to the dataset's partition and the expression is its
+   * index's, so the planner can use it. `limit` is the LIMIT
    * clause (`LIMIT n`, or `limit()` to apply the settings in the same statement).
    */
   graphSql(limit: SQL): SQL {

@@ -54,7 +54,7 @@ export async function indexVectorBacklog(
         copied AS (
           INSERT INTO indexed_vectors (row_id, dataset_id, embedding)
           SELECT p.row_id, ${datasetId}, p.embedding FROM picked p WHERE p.embedding IS NOT NULL
-          ON CONFLICT (row_id) DO UPDATE SET dataset_id = excluded.dataset_id, embedding = excluded.embedding
+          ON CONFLICT (dataset_id, row_id) DO UPDATE SET embedding = excluded.embedding
           RETURNING 1
         )
         SELECT (SELECT count(*) FROM picked)::int AS picked,
@@ -65,7 +65,19 @@ export async function indexVectorBacklog(
     indexed += Number(moved?.taken ?? 0);
     if (picked < take) break;
   }
+  if (indexed > 0) await analyzeNewGraph(db, datasetId);
   return { indexed, pending: await pendingVectorRows(db, datasetId) };
+}
+
+/**
+ * Gives a dataset's partition of `indexed_vectors` its first statistics, if it has none yet
+ * (a catalog lookup otherwise). Without them the planner takes `dataset_id = …` to keep 0.5 %
+ * of the partition's rows and ranks them all exactly instead of walking the graph, until
+ * autovacuum first analyzes the partition (up to a minute on native Postgres; in the embedded
+ * database, when it is next idle). From then on the estimate follows the partition's size.
+ */
+async function analyzeNewGraph(db: Database, datasetId: string): Promise<void> {
+  await db.execute(sql`SELECT quarry_analyze_new_vector_graph(${datasetId})`);
 }
 
 /** How many of a dataset's rows wait for its graph (searched exactly until then). */

@@ -13,12 +13,21 @@ import { vector } from "./types.ts";
  * a row is in exactly one of `indexed_vectors` and `vector_backlog` while it has an embedding,
  * and in neither once deleted or unembedded. No foreign key, for the same reason as
  * `row_filter_metadata`: a check per row would cost every write. Triggers: packages/db/README.md.
+ *
+ * List-partitioned by `dataset_id` (migration `vector_graph_partitions`, which Drizzle cannot
+ * declare): each dataset's vectors are a table of their own with its own HNSW index, created
+ * and dropped with the dataset (core `search/search-indexes.ts`), so a statement that names its
+ * dataset is planned over that partition alone, whatever the number of datasets.
  */
-export const indexedVectors = pgTable("indexed_vectors", {
-  rowId: bigint("row_id", { mode: "number" }).primaryKey(),
-  datasetId: text("dataset_id").notNull(),
-  embedding: vector("embedding").notNull(),
-});
+export const indexedVectors = pgTable(
+  "indexed_vectors",
+  {
+    rowId: bigint("row_id", { mode: "number" }).notNull(),
+    datasetId: text("dataset_id").notNull(),
+    embedding: vector("embedding").notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.datasetId, t.rowId] })],
+);
 
 /**
  * Rows whose embedding is stored but not yet in their dataset's HNSW graph, with a copy of that

@@ -2,8 +2,8 @@ import { customType } from "drizzle-orm/pg-core";
 
 /**
  * A pgvector column without a fixed dimension. Datasets choose their embedding model (and so
- * their dimensions) independently, so one column serves all of them; per-dataset partial
- * indexes cast to the dataset's dimension (see the search issue).
+ * their dimensions) independently, so one column serves all of them; each dataset's HNSW
+ * index casts it to the dataset's dimension (docs/indexing.md#vector-search).
  */
 export const vector = customType<{ data: number[]; driverData: string }>({
   dataType: () => "vector",
