@@ -23,6 +23,7 @@ import {
   VECTOR_SEARCH_TUNING,
   writeRowsOfDocument,
 } from "../src/index.ts";
+import { SEARCH_TEXTS } from "./fixtures/search-texts.ts";
 import { useFreshDatabase } from "./support/database.ts";
 import { noFiles } from "./support/no-files.ts";
 import { createTenant } from "./support/tenant.ts";
@@ -45,16 +46,7 @@ async function rowsOf<T>(query: ReturnType<typeof sql>): Promise<T[]> {
   return ((await database.db.execute(query)) as unknown as { rows: T[] }).rows;
 }
 
-const TEXTS = [
-  "The telescope observed a distant galaxy and a comet.",
-  "Astronomers track the orbit of an asteroid near the planet.",
-  "Simmer the tomato sauce with garlic and butter.",
-  "Bake the sourdough bread in a hot oven until golden.",
-  "The central bank raised interest rates to fight inflation.",
-  "Bond yields rose as investors sold long-dated bonds.",
-  "A comet's tail points away from the sun.",
-  "Knead the dough, let it rise, and bake the bread.",
-];
+const TEXTS = SEARCH_TEXTS;
 
 async function seed(ctx: ProjectContext, datasetId: string) {
   await upsertRows(ctx, datasetId, {

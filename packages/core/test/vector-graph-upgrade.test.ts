@@ -6,6 +6,7 @@ import {
   searchRows,
   upsertRows,
 } from "../src/index.ts";
+import { SEARCH_TEXTS as TEXTS } from "./fixtures/search-texts.ts";
 import { checkInvariants } from "./support/invariants.ts";
 import { noFiles } from "./support/no-files.ts";
 import { partlyMigratedDatabase } from "./support/partly-migrated-database.ts";
@@ -18,17 +19,6 @@ import { createTenant } from "./support/tenant.ts";
  * vectors it had, searches must answer as before, and the indexer and the dataset lifecycle
  * must carry on.
  */
-
-const TEXTS = [
-  "The telescope observed a distant galaxy and a comet.",
-  "Astronomers track the orbit of an asteroid near the planet.",
-  "Simmer the tomato sauce with garlic and butter.",
-  "Bake the sourdough bread in a hot oven until golden.",
-  "The central bank raised interest rates to fight inflation.",
-  "Bond yields rose as investors sold long-dated bonds.",
-  "A comet's tail points away from the sun.",
-  "Knead the dough, let it rise, and bake the bread.",
-];
 
 interface Graph {
   dataset_id: string;

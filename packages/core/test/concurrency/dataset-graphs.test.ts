@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { beforeAll, describe, expect, it } from "vitest";
 import {
   createDataset,
   indexVectorBacklog,
@@ -6,9 +6,8 @@ import {
   searchRows,
   upsertRows,
 } from "../../src/index.ts";
-import { type FreshDatabase, freshDatabase, testEngine } from "../support/database.ts";
 import { checkInvariants } from "../support/invariants.ts";
-import { connectNative, type NativePool } from "../support/native-database.ts";
+import { useNativeSuite } from "../support/native-suite.ts";
 import { createTenant } from "../support/tenant.ts";
 
 /**
@@ -21,33 +20,22 @@ import { createTenant } from "../support/tenant.ts";
  * dataset's graph, and held off every such write while it scanned all datasets' vectors.
  */
 
-let fresh: FreshDatabase;
+const suite = useNativeSuite();
 let ctx: ProjectContext;
-const pools: NativePool[] = [];
 beforeAll(async () => {
-  if (testEngine() !== "native") {
-    throw new Error("the concurrency suite runs on native PostgreSQL only (project domain-native)");
-  }
-  fresh = await freshDatabase("native");
-  ctx = (await createTenant(fresh.db, "graphs")).ctx;
-});
-afterAll(async () => {
-  await Promise.all(pools.map((pool) => pool.end()));
-  await fresh?.close();
+  ctx = (await createTenant(suite.fresh.db, "graphs")).ctx;
 });
 
 /** One session that gives up on any lock it waits for longer than `timeout`. */
 async function impatientSession(timeout = "3s"): Promise<ProjectContext> {
-  const { db, pool } = connectNative(fresh.url!, 1);
-  pools.push(pool);
+  const { db, pool } = suite.connect(1);
   await pool.query(`SET lock_timeout = '${timeout}'`);
   return { ...ctx, db };
 }
 
 /** A session inside an open transaction, for `run` to leave uncommitted. */
 async function openTransaction() {
-  const { pool } = connectNative(fresh.url!, 1);
-  pools.push(pool);
+  const { pool } = suite.connect(1);
   const client = await pool.connect();
   await client.query("BEGIN");
   return {
@@ -68,7 +56,7 @@ async function indexedDataset(name: string, count: number) {
       data: { text: `harbor lights ${i} over the comet's wake` },
     })),
   });
-  await indexVectorBacklog(fresh.db, dataset.id, count);
+  await indexVectorBacklog(suite.fresh.db, dataset.id, count);
   return { datasetId: dataset.id, rowIds: written.rows.map((r) => r.id) };
 }
 
@@ -85,7 +73,7 @@ describe("a dataset's graph partition", () => {
         { name: "created meanwhile" },
         { embeddingModel: "local/hash" },
       );
-      const [graph] = await fresh.sql<{ attached: boolean }>(
+      const [graph] = await suite.fresh.sql<{ attached: boolean }>(
         `SELECT EXISTS (SELECT 1 FROM pg_inherits i JOIN pg_class c ON c.oid = i.inhrelid
            WHERE i.inhparent = 'indexed_vectors'::regclass
              AND c.relname = quarry_vector_partition_name($1)) AS attached`,
@@ -95,7 +83,7 @@ describe("a dataset's graph partition", () => {
     } finally {
       await writer.rollback();
     }
-    expect(await checkInvariants(fresh, { datasetIds: [busy.datasetId] })).toEqual([]);
+    expect(await checkInvariants(suite.fresh, { datasetIds: [busy.datasetId] })).toEqual([]);
   });
 
   it("is attached without holding off other datasets' searches, writes and indexing", async () => {
@@ -124,9 +112,9 @@ describe("a dataset's graph partition", () => {
     } finally {
       await creator.rollback();
     }
-    expect(await checkInvariants(fresh, { datasetIds: [other.datasetId] })).toEqual([]);
+    expect(await checkInvariants(suite.fresh, { datasetIds: [other.datasetId] })).toEqual([]);
     // Rolled back with its transaction: no partition without a dataset.
-    const [left] = await fresh.sql<{ partition: string | null }>(
+    const [left] = await suite.fresh.sql<{ partition: string | null }>(
       "SELECT to_regclass(quarry_vector_partition_name('ds_being_created'))::text AS partition",
     );
     expect(left?.partition).toBe(null);

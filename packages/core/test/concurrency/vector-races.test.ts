@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { beforeAll, describe, expect, it } from "vitest";
 import {
   createDataset,
   deleteRow,
@@ -7,9 +7,8 @@ import {
   updateRow,
   upsertRows,
 } from "../../src/index.ts";
-import { type FreshDatabase, freshDatabase, testEngine } from "../support/database.ts";
 import { checkInvariants } from "../support/invariants.ts";
-import { connectNative, type NativePool } from "../support/native-database.ts";
+import { useNativeSuite } from "../support/native-suite.ts";
 import { createTenant } from "../support/tenant.ts";
 
 /**
@@ -22,16 +21,11 @@ import { createTenant } from "../support/tenant.ts";
  * nothing for a deleted row.
  */
 
-let fresh: FreshDatabase;
+const suite = useNativeSuite();
 let ctx: ProjectContext;
-const pools: NativePool[] = [];
 beforeAll(async () => {
-  if (testEngine() !== "native") {
-    throw new Error("the concurrency suite runs on native PostgreSQL only (project domain-native)");
-  }
-  fresh = await freshDatabase("native");
-  ctx = (await createTenant(fresh.db, "races")).ctx;
-  await fresh.sql(`
+  ctx = (await createTenant(suite.fresh.db, "races")).ctx;
+  await suite.fresh.sql(`
     CREATE FUNCTION test_pause_backlog_delete() RETURNS trigger LANGUAGE plpgsql AS $fn$
     BEGIN
       IF coalesce(current_setting('quarry.test_pause', true), '') <> '' THEN
@@ -40,18 +34,13 @@ beforeAll(async () => {
       RETURN OLD;
     END
     $fn$`);
-  await fresh.sql(`CREATE TRIGGER test_pause_backlog_delete BEFORE DELETE ON vector_backlog
+  await suite.fresh.sql(`CREATE TRIGGER test_pause_backlog_delete BEFORE DELETE ON vector_backlog
     FOR EACH ROW EXECUTE FUNCTION test_pause_backlog_delete()`);
-});
-afterAll(async () => {
-  await Promise.all(pools.map((pool) => pool.end()));
-  await fresh?.close();
 });
 
 /** An indexer whose deletes from the backlog pause `seconds` each (one session: `max` 1). */
 async function pausedIndexer(seconds: number) {
-  const { db, pool } = connectNative(fresh.url!, 1);
-  pools.push(pool);
+  const { db, pool } = suite.connect(1);
   await pool.query(`SET quarry.test_pause = '${seconds}'`);
   return db;
 }
@@ -73,14 +62,13 @@ describe("the vector graph while an indexer moves a row", () => {
     const indexer = await pausedIndexer(0.6);
     const indexing = indexVectorBacklog(indexer, datasetId, 10);
     await sleep(200); // the indexer is inside its statement now
-    const writer = connectNative(fresh.url!, 1);
-    pools.push(writer.pool);
+    const writer = suite.connect(1);
     await updateRow({ ...ctx, db: writer.db }, datasetId, String(rowId), {
       data: { text: "a violin in the orchard" },
     });
     await indexing;
-    await indexVectorBacklog(fresh.db, datasetId, 10); // whatever the E8 put back in the backlog
-    expect(await checkInvariants(fresh, { datasetIds: [datasetId] })).toEqual([]);
+    await indexVectorBacklog(suite.fresh.db, datasetId, 10); // whatever the E8 put back in the backlog
+    expect(await checkInvariants(suite.fresh, { datasetIds: [datasetId] })).toEqual([]);
   });
 
   it("holds nothing of a row E14 deletes meanwhile", async () => {
@@ -88,10 +76,9 @@ describe("the vector graph while an indexer moves a row", () => {
     const indexer = await pausedIndexer(0.6);
     const indexing = indexVectorBacklog(indexer, datasetId, 10);
     await sleep(200);
-    const writer = connectNative(fresh.url!, 1);
-    pools.push(writer.pool);
+    const writer = suite.connect(1);
     await deleteRow({ ...ctx, db: writer.db }, datasetId, String(rowId));
     await indexing;
-    expect(await checkInvariants(fresh, { datasetIds: [datasetId] })).toEqual([]);
+    expect(await checkInvariants(suite.fresh, { datasetIds: [datasetId] })).toEqual([]);
   });
 });

@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import type { ProjectContext as Context } from "../../src/index.ts";
 import {
   createDataset,
@@ -17,9 +17,8 @@ import {
   upsertRows,
   writeRowsOfDocument,
 } from "../../src/index.ts";
-import { type FreshDatabase, freshDatabase, testEngine } from "../support/database.ts";
 import { checkInvariants } from "../support/invariants.ts";
-import { connectNative, type NativePool } from "../support/native-database.ts";
+import { useNativeSuite } from "../support/native-suite.ts";
 import { noFiles } from "../support/no-files.ts";
 import { createTenant } from "../support/tenant.ts";
 import {
@@ -57,29 +56,18 @@ const SHARED = ["shared-0", "shared-1"];
 const HOT = ["hot-0", "hot-1"];
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
-let fresh: FreshDatabase;
-const pools: NativePool[] = [];
-beforeAll(async () => {
-  if (testEngine() !== "native") {
-    throw new Error("the concurrency suite runs on native PostgreSQL only (project domain-native)");
-  }
-  fresh = await freshDatabase("native");
-});
-afterAll(async () => {
-  await Promise.all(pools.map((pool) => pool.end()));
-  await fresh?.close();
-});
+const suite = useNativeSuite();
 
 describe("concurrent writers on one dataset", () => {
   it(
     "complete without deadlocks, keep every acknowledged write, and leave every structure exact",
     async () => {
+      const fresh = suite.fresh;
       const { ctx: setupCtx } = await createTenant(fresh.db, "concurrency");
       const projectId = setupCtx.projectId;
       /** an actor's own pool: its transactions overlap with everyone else's */
       const connect = (): Context => {
-        const { db, pool } = connectNative(fresh.url!, 2);
-        pools.push(pool);
+        const { db } = suite.connect(2);
         return { db, projectId };
       };
       const hybrid = (name: string) =>
@@ -596,7 +584,7 @@ describe("concurrent writers on one dataset", () => {
 
 /** A document's rows as stored, in id order (what the acknowledged model is compared with). */
 async function storedRows(datasetId: string, documentId: string): Promise<ModelRow[]> {
-  const found = await fresh.sql<{ id: string | number; text: string; n: number | null }>(
+  const found = await suite.fresh.sql<{ id: string | number; text: string; n: number | null }>(
     `SELECT id, data->>'text' AS text, (metadata->>'n')::int AS n FROM rows
      WHERE dataset_id = $1 AND document_id = $2 ORDER BY id`,
     [datasetId, documentId],
