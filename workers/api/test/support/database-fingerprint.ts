@@ -60,9 +60,13 @@ export async function withSql<T>(use: (sql: SqlClient) => Promise<T>): Promise<T
 
 export async function fingerprint(projectIds: string[]): Promise<Fingerprint> {
   return withSql(async (sql) => {
+    // Partitions (each dataset's graph vectors, `indexed_vectors_<…>`) come and go with
+    // every dataset any test creates: their rows are read through their parent.
     const tables = await sql.query<{ table_name: string }>(
-      `SELECT table_name FROM information_schema.tables
-       WHERE table_schema = 'public' AND table_type = 'BASE TABLE' ORDER BY table_name`,
+      `SELECT c.relname AS table_name FROM pg_class c
+       WHERE c.relnamespace = 'public'::regnamespace AND c.relkind IN ('r', 'p')
+         AND NOT c.relispartition
+       ORDER BY c.relname`,
     );
     const columns = await sql.query<{ table_name: string; column_name: string }>(
       `SELECT table_name, column_name FROM information_schema.columns WHERE table_schema = 'public'`,
