@@ -85,6 +85,25 @@ describe("embedded maintenance (autovacuum for PGlite)", () => {
     expect(await maintenance.runDue()).not.toContain("VACUUM (ANALYZE) items");
   });
 
+  it("maintains a partitioned table's partitions, and never the parent itself", async () => {
+    await db.exec(`
+      DROP TABLE IF EXISTS parts;
+      CREATE TABLE parts (kind text NOT NULL, n int NOT NULL) PARTITION BY LIST (kind);
+      CREATE TABLE parts_a PARTITION OF parts FOR VALUES IN ('a');
+      INSERT INTO parts SELECT 'a', g FROM generate_series(1, 500) g;
+    `);
+    try {
+      maintenance = startEmbeddedMaintenance(db, { idleMs: 60_000 });
+      const ran = await maintenance.runDue();
+      expect(ran).toContain("ANALYZE parts_a");
+      expect(ran.filter((statement) => / parts$/.test(statement))).toEqual([]);
+      const again = await maintenance.runDue();
+      expect(again.filter((statement) => /parts/.test(statement))).toEqual([]);
+    } finally {
+      await db.exec("DROP TABLE parts");
+    }
+  });
+
   it("runs by itself once the database has been idle", async () => {
     maintenance = startEmbeddedMaintenance(db, { idleMs: 100, pollMs: 20 });
     await until(async () => (await itemsState()).vacuumed);
