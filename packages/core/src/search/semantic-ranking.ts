@@ -63,9 +63,9 @@ export class SemanticSearch {
    * backlog that waits for it (`vector_backlog`, see `indexVectorBacklog`); each side gives
    * its `limit` nearest and the union holds the overall `limit` nearest. Unfiltered, the graph
    * side is an HNSW scan: the `dataset_id` predicate prunes `indexed_vectors` to the dataset's
-   * partition and the expression is its index's, so the planner can use it; the backlog side is ranked exactly. With a filter it depends on how
-   * many rows pass it, which one statement finds out first (`probe`, at most `exactFilterRows`
-   * + 1 rows read):
+   * partition and the expression is its index's, so the planner can use it; the backlog side
+   * is ranked exactly. With a filter it depends on how many rows pass it, which one statement
+   * finds out first (`probe`, at most `exactFilterRows` + 1 rows read):
    * - few: all of them are ranked exactly — recall 1, and cheaper than walking the graph past
    *   the many rows a selective filter rejects;
    * - many: pgvector's iterative index scan walks the graph until `limit` rows pass the filter
@@ -110,8 +110,8 @@ export class SemanticSearch {
   /**
    * The graph's nearest `(id, distance)` by an HNSW scan, nearest first: the `dataset_id`
    * predicate prunes `indexed_vectors` to the dataset's partition and the expression is its
-   * index's, so the planner can use it. `limit` is the LIMIT
-   * clause (`LIMIT n`, or `limit()` to apply the settings in the same statement).
+   * index's, so the planner can use it. `limit` is the LIMIT clause (`LIMIT n`, or `limit()`
+   * to apply the settings in the same statement).
    */
   graphSql(limit: SQL): SQL {
     const graph = vectorExpression(this.dataset.dimensions, "v.embedding");
