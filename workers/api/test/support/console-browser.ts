@@ -77,7 +77,8 @@ export function useConsoleTab(label: string, options: ConsoleSessionOptions = {}
     session.tab = await openConsoleTab(session.browser);
     if (options.defaultTimeout) session.tab.page.setDefaultTimeout(options.defaultTimeout);
   }, options.setupTimeout);
-  // A failed step prints what the tab showed and what the stack did meanwhile.
+  // A failed step says what the tab showed and what the stack did meanwhile, in its own
+  // failure message: that is the part of a CI run's output that reaches the summary.
   const workerLog = inject("workerLog");
   let logFrom = 0;
   beforeEach(async () => {
@@ -90,7 +91,10 @@ export function useConsoleTab(label: string, options: ConsoleSessionOptions = {}
       file: workerLog,
       from: logFrom,
     });
-    console.error(`[${label}] "${task.name}" failed; the console tab:\n${report}`);
+    const failure = task.result.errors?.[0];
+    const explained = `[${label}] the console tab when "${task.name}" failed:\n${report}`;
+    if (failure) failure.message = `${failure.message}\n\n${explained}`;
+    else console.error(explained);
   });
   afterAll(async () => {
     await session.tab?.context.close();
