@@ -48,9 +48,12 @@ async function setup(name: string) {
 
 /** Every stored record of the dataset, in every table that has a `dataset_id`. */
 async function stored(datasetId: string): Promise<Record<string, string>> {
+  // A dataset's graph partition is read through its parent, `indexed_vectors`.
   const tables = await database.fresh.sql<{ table_name: string }>(
-    `SELECT table_name FROM information_schema.columns
-     WHERE table_schema = 'public' AND column_name = 'dataset_id' ORDER BY table_name`,
+    `SELECT c.relname AS table_name FROM pg_class c JOIN pg_attribute a ON a.attrelid = c.oid
+     WHERE c.relnamespace = 'public'::regnamespace AND c.relkind IN ('r', 'p')
+       AND NOT c.relispartition AND a.attname = 'dataset_id' AND NOT a.attisdropped
+     ORDER BY c.relname`,
   );
   const out: Record<string, string> = {};
   for (const { table_name: table } of tables) {

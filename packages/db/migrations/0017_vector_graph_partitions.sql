@@ -112,15 +112,22 @@ $do$;
 --> statement-breakpoint
 DROP TABLE "indexed_vectors_unpartitioned";
 --> statement-breakpoint
--- As in migration `backlog_embeddings`, except how rows leave the graph: a statement on
--- `indexed_vectors` that names no dataset would be planned over every partition (and lock
--- each of them, every time), so each dataset's rows are deleted by a statement that names it,
--- planned for that call and pruned to its partition. A statement on `rows` nearly always
--- writes one dataset: one such DELETE.
+-- Takes rows out of one dataset's graph. A statement on `indexed_vectors` that names no
+-- dataset, or names it only as a plan-time unknown (a static statement in a function keeps a
+-- generic plan), is planned over every partition and locks each of them, every time. This
+-- one is planned for each call with the dataset known, and so pruned to its partition.
+CREATE FUNCTION quarry_unindex_rows(dataset_id text, row_ids bigint[]) RETURNS void
+LANGUAGE plpgsql AS $fn$
+BEGIN
+  EXECUTE 'DELETE FROM indexed_vectors WHERE dataset_id = $1 AND row_id = ANY ($2)'
+    USING dataset_id, row_ids;
+END
+$fn$;
+--> statement-breakpoint
+-- As in migration `backlog_embeddings`, except how rows leave the graph: one
+-- `quarry_unindex_rows` per dataset the statement touched (a statement on `rows` nearly
+-- always writes one dataset).
 CREATE OR REPLACE FUNCTION quarry_row_vectors_changed() RETURNS trigger LANGUAGE plpgsql AS $fn$
-DECLARE
-  dataset text;
-  leaving bigint[];
 BEGIN
   IF TG_OP = 'INSERT' THEN
     INSERT INTO vector_backlog (dataset_id, row_id, embedding)
@@ -128,12 +135,8 @@ BEGIN
     RETURN NULL;
   END IF;
   IF TG_OP = 'DELETE' THEN
-    FOR dataset, leaving IN
-      SELECT o.dataset_id, array_agg(o.id) FROM quarry_old_rows o GROUP BY 1
-    LOOP
-      EXECUTE 'DELETE FROM indexed_vectors WHERE dataset_id = $1 AND row_id = ANY ($2)'
-        USING dataset, leaving;
-    END LOOP;
+    PERFORM quarry_unindex_rows(o.dataset_id, array_agg(o.id))
+    FROM quarry_old_rows o GROUP BY o.dataset_id;
     DELETE FROM vector_backlog b USING quarry_old_rows o
     WHERE b.dataset_id = o.dataset_id AND b.row_id = o.id;
     RETURN NULL;
@@ -149,15 +152,10 @@ BEGIN
   USING quarry_old_rows o JOIN quarry_new_rows n ON n.id = o.id
   WHERE b.dataset_id = o.dataset_id AND b.row_id = o.id
     AND (n.embedding IS NULL OR o.dataset_id <> n.dataset_id);
-  FOR dataset, leaving IN
-    SELECT o.dataset_id, array_agg(o.id)
-    FROM quarry_old_rows o JOIN quarry_new_rows n ON n.id = o.id
-    WHERE o.embedding IS DISTINCT FROM n.embedding OR o.dataset_id <> n.dataset_id
-    GROUP BY 1
-  LOOP
-    EXECUTE 'DELETE FROM indexed_vectors WHERE dataset_id = $1 AND row_id = ANY ($2)'
-      USING dataset, leaving;
-  END LOOP;
+  PERFORM quarry_unindex_rows(o.dataset_id, array_agg(o.id))
+  FROM quarry_old_rows o JOIN quarry_new_rows n ON n.id = o.id
+  WHERE o.embedding IS DISTINCT FROM n.embedding OR o.dataset_id <> n.dataset_id
+  GROUP BY o.dataset_id;
   RETURN NULL;
 END
 $fn$;
