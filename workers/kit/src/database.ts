@@ -23,7 +23,12 @@ export interface DatabaseHandle {
  */
 export function openDatabase(
   connectionString: string,
-  options: { localProxy?: string | undefined; timeoutMs?: number } = {},
+  options: {
+    localProxy?: string | undefined;
+    timeoutMs?: number;
+    /** told how long each round trip to the database took (a reply's Server-Timing) */
+    onRoundTrip?: (ms: number) => void;
+  } = {},
 ): DatabaseHandle {
   if (options.localProxy) useLocalProxy(options.localProxy);
   const timeoutMs = options.timeoutMs ?? DEFAULT_DATABASE_TIMEOUT_MS;
@@ -41,6 +46,7 @@ export function openDatabase(
   // the connection reports it. (An "error" listener is the one kind that keeps
   // `poolQueryViaFetch` on.)
   pool.on("error", () => {});
+  if (options.onRoundTrip) timeRoundTrips(pool, options.onRoundTrip);
   // No `schema`: given one, drizzle() derives the relational-query config of every table on
   // each call (~1 ms of a request's CPU here), for `db.query`, which Quarry does not use.
   const db = drizzle({ client: pool }) as unknown as Database;
@@ -79,4 +85,38 @@ function useLocalProxy(proxy: string): void {
   neonConfig.useSecureWebSocket = false;
   neonConfig.pipelineTLS = false;
   neonConfig.pipelineConnect = false;
+}
+
+/**
+ * Times every statement sent through `pool`: its own `query` (a single statement, over HTTP)
+ * and the `query` of each client it hands out (a transaction's statements, BEGIN and COMMIT
+ * included, over its WebSocket). Drizzle sends everything through one of the two.
+ */
+function timeRoundTrips(pool: Pool, onRoundTrip: (ms: number) => void): void {
+  const timed = new WeakSet<object>();
+  const time = (target: { query: unknown }) => {
+    if (timed.has(target)) return;
+    timed.add(target);
+    const query = (target.query as (...args: unknown[]) => unknown).bind(target);
+    target.query = (...args: unknown[]) => {
+      const started = performance.now();
+      const result = query(...args);
+      if (result instanceof Promise) {
+        const report = () => onRoundTrip(performance.now() - started);
+        // A side branch: the caller still gets (and handles) `result` itself.
+        result.then(report, report);
+      }
+      return result;
+    };
+  };
+  time(pool);
+  const connect = (pool.connect as (...args: unknown[]) => unknown).bind(pool);
+  (pool as { connect: unknown }).connect = (...args: unknown[]) => {
+    const result = connect(...args);
+    if (!(result instanceof Promise)) return result;
+    return result.then((client: { query: unknown }) => {
+      time(client);
+      return client;
+    });
+  };
 }

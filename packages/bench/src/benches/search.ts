@@ -6,7 +6,7 @@ import { type Bench, scaled } from "../harness/bench.ts";
 import { startBenchTenant } from "../harness/bench-tenant.ts";
 import { measureSequential, runConcurrent } from "../harness/concurrency.ts";
 import { explainAnalyze, type PlanSummary } from "../harness/explain.ts";
-import type { HttpClient } from "../harness/http.ts";
+import type { HttpClient, Reply } from "../harness/http.ts";
 import { fmt } from "../harness/report.ts";
 import { perSecond, round, type Summary, startTimer, summarize } from "../harness/stats.ts";
 import { createTextCorpus } from "../harness/text-corpus.ts";
@@ -103,9 +103,9 @@ export const searchBench: Bench = {
     // Rows are searchable once written (their vectors wait in a backlog that is ranked
     // exactly); the latencies below are those of the HNSW graph, so it must hold every row.
     // Meanwhile E2 is sampled: what a search costs while the graph catches up.
-    const semantic = async (i: number) =>
-      (await search(http, path("search"), token, { query: queryText(i), top_k: TOP_K, alpha: 1 }))
-        .ms;
+    const semanticReply = (i: number) =>
+      search(http, path("search"), token, { query: queryText(i), top_k: TOP_K, alpha: 1 });
+    const semantic = async (i: number) => (await semanticReply(i)).ms;
     const indexed = await waitForVectorIndex(api, dataset.id, total, progress, semantic);
     load.index_catch_up_s = indexed.seconds;
     load.e2_while_indexing = indexed.searchesMeanwhile;
@@ -200,7 +200,7 @@ export const searchBench: Bench = {
       // differ by whatever the machine was doing meanwhile (autovacuum after the load, the
       // graph's pages warming), by up to ~8 ms on a 2-core VM.
       const paired = db
-        ? await measurePaired(semantic, (i) =>
+        ? await measurePaired(semanticReply, (i) =>
             timeRawSemantic(db, dataset.id, vectorIndex.ef_search, embeddingOf(i)),
           )
         : undefined;
@@ -224,6 +224,7 @@ export const searchBench: Bench = {
                 raw_p50_ms: paired.raw.p50,
                 limit_ms: round(paired.raw.p50 + TARGETS.http_over_raw_ms, 2),
                 met: paired.http.p50 <= paired.raw.p50 + TARGETS.http_over_raw_ms,
+                where_http_goes: paired.breakdown,
               },
               concurrent_qps: {
                 http_qps: concurrentSemantic.qps,
@@ -513,25 +514,56 @@ async function explainSearch(db: pg.Client, datasetId: string, efSearch: number,
 
 /**
  * One client, each query run both ways back to back (which goes first alternates), so both
- * sides see the same moment of the machine.
+ * sides see the same moment of the machine. The HTTP replies' Server-Timing splits their time
+ * (`where_http_goes`, p50s of per-request differences): the database's round trips as the
+ * worker saw them (the raw statement plus the driver's hop to the database), the worker's own
+ * code beyond them, and what lies outside the app (the client's socket, workerd, and wrangler's
+ * dev proxy unless BENCH_VIA=worker).
  */
 async function measurePaired(
-  http: (i: number) => Promise<number>,
+  http: (i: number) => Promise<Reply<SearchReply>>,
   raw: (i: number) => Promise<number>,
-): Promise<{ http: Summary; raw: Summary }> {
+): Promise<{ http: Summary; raw: Summary; breakdown: HttpBreakdown | null }> {
   const httpSamples: number[] = [];
   const rawSamples: number[] = [];
+  const timings: { http: number; raw: number; db: number; app: number }[] = [];
   const warmup = WARMUP / 4;
   for (let i = 0; i < warmup + SEQUENTIAL_REQUESTS; i++) {
     const query = i + 30_000;
-    const [first, second] = i % 2 === 0 ? [http, raw] : [raw, http];
-    const a = await first(query);
-    const b = await second(query);
+    const httpFirst = i % 2 === 0;
+    const rawFirst = httpFirst ? undefined : await raw(query);
+    const reply = await http(query);
+    const rawMs = rawFirst ?? (await raw(query));
     if (i < warmup) continue;
-    httpSamples.push(i % 2 === 0 ? a : b);
-    rawSamples.push(i % 2 === 0 ? b : a);
+    httpSamples.push(reply.ms);
+    rawSamples.push(rawMs);
+    const server = reply.serverTiming;
+    if (server) timings.push({ http: reply.ms, raw: rawMs, db: server.db, app: server.app });
   }
-  return { http: summarize(httpSamples), raw: summarize(rawSamples) };
+  const p50 = (values: number[]) => summarize(values).p50;
+  const breakdown =
+    timings.length === httpSamples.length
+      ? {
+          measured: "Server-Timing of the paired HTTP requests: p50s of per-request figures",
+          database_round_trips_p50_ms: p50(timings.map((t) => t.db)),
+          driver_hop_over_raw_p50_ms: p50(timings.map((t) => t.db - t.raw)),
+          worker_code_p50_ms: p50(timings.map((t) => t.app - t.db)),
+          outside_the_app_p50_ms: p50(timings.map((t) => t.http - t.app)),
+        }
+      : null;
+  return { http: summarize(httpSamples), raw: summarize(rawSamples), breakdown };
+}
+
+interface HttpBreakdown {
+  measured: string;
+  /** the search's statements as the worker waited for them (Server-Timing `db`) */
+  database_round_trips_p50_ms: number;
+  /** `db` minus the same statement over `pg` from here: the driver's path to the database */
+  driver_hop_over_raw_p50_ms: number;
+  /** `app` minus `db`: the worker's own code (auth, validation, embedding, JSON) */
+  worker_code_p50_ms: number;
+  /** the client's time minus `app`: sockets, workerd, and the dev proxy when in the path */
+  outside_the_app_p50_ms: number;
 }
 
 /** One E2 semantic statement over `pg`, as the service sends it: its milliseconds. */

@@ -1,5 +1,6 @@
 import http from "node:http";
 import https from "node:https";
+import { parseServerTiming, type ServerTimingFigures } from "./server-timing.ts";
 
 /**
  * A keep-alive JSON client on node:http. Benchmarks time requests on reused connections, as a
@@ -21,6 +22,8 @@ export interface Reply<T> {
   /** from the request's start until the last byte of the reply, in milliseconds */
   ms: number;
   bytes: number;
+  /** what the reply's Server-Timing says of the server's part of `ms` */
+  serverTiming: ServerTimingFigures | undefined;
 }
 
 export class HttpError extends Error {
@@ -93,7 +96,11 @@ export function createHttpClient(
             }
             try {
               const body = (text.length > 0 ? JSON.parse(text) : undefined) as T;
-              resolve({ status, body, ms, bytes: raw.length });
+              const timing = res.headers["server-timing"];
+              const serverTiming = parseServerTiming(
+                Array.isArray(timing) ? timing.join(", ") : timing,
+              );
+              resolve({ status, body, ms, bytes: raw.length, serverTiming });
             } catch {
               reject(new HttpError(method, label, status, `not JSON: ${text.slice(0, 200)}`));
             }
