@@ -8,9 +8,10 @@
  *   until its first byte). What the client measured beyond `app` is the network and the
  *   platform's proxy.
  *
- * A deployed Worker's clock stands still while its code runs (Cloudflare's Spectre
- * mitigation) and moves only across I/O, so there `app` counts the waits and not the CPU;
- * under wrangler dev (workerd locally) the clock runs, and `app` counts both.
+ * The Workers clock ticks in whole milliseconds (measured under wrangler dev), so the
+ * figures do too. A deployed Worker's clock stands still while its code runs (Cloudflare's
+ * Spectre mitigation) and moves only across I/O, so there `app` counts the waits and not the
+ * CPU; under wrangler dev (workerd locally) the clock runs, and `app` counts both.
  */
 export class ServerTiming {
   private readonly started = performance.now();
