@@ -4,8 +4,8 @@
  *
  * - `db`: the database round trips, summed (statements sent together overlap, so the sum may
  *   exceed the wall time they took), with their count;
- * - `app`: from the moment the request reached the app until its reply was ready (a stream's
- *   until its first byte). What the client measured beyond `app` is the network and the
+ * - `app`: from the moment the request reached the app until its reply was ready (a stream:
+ *   until its headers). What the client measured beyond `app` is the network and the
  *   platform's proxy.
  *
  * The Workers clock ticks in whole milliseconds (measured under wrangler dev), so the

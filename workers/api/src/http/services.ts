@@ -61,14 +61,15 @@ export function createServices(
   config: Config,
   bindings: Bindings,
   { authCache, indexRequests }: IsolateState,
-  onRoundTrip?: (ms: number) => void,
+  /** told of each database round trip (the reply's Server-Timing) */
+  onRoundTrip: (ms: number) => void,
 ): Services {
   let handle: ReturnType<typeof openDatabase> | undefined;
   const db = () => {
     handle ??= openDatabase(config.DATABASE_URL, {
       localProxy: config.NEON_LOCAL_PROXY,
       timeoutMs: config.DATABASE_TIMEOUT_SECONDS * 1000,
-      ...(onRoundTrip ? { onRoundTrip } : {}),
+      onRoundTrip,
     });
     return handle.db;
   };
