@@ -196,6 +196,8 @@ async function openEmbedded(
       // whole transaction (a 2 MB CSV slice: ~40 s while the HNSW graph grows), so a request
       // may wait that long for its turn. The deadline is for a silent database, not a busy one.
       DATABASE_TIMEOUT_SECONDS: "180",
+      // A bulk graph build would hold the one session for minutes: graphs grow row by row.
+      VECTOR_GRAPH_BULK_MIN_ROWS: "0",
     },
     async close() {
       await maintenance.stop();

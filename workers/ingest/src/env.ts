@@ -1,6 +1,9 @@
 import { binding, databaseConfig, providerConfig } from "@quarry/worker-kit";
 import { z } from "zod";
 
+/** VECTOR_GRAPH_BULK_MIN_ROWS's default: below it, growing the graph row by row takes under a minute. */
+export const VECTOR_GRAPH_BULK_MIN_ROWS = 10_000;
+
 /**
  * The ingest worker's bindings (their types: worker-configuration.d.ts, from `wrangler
  * types`), validated once per isolate by the composition root (worker.ts).
@@ -12,6 +15,12 @@ export const ingestEnvSchema = z.object({
   FILES: binding<R2Bucket>("FILES"),
   /** the slices' successors and the vector-index messages go back onto the queue */
   INGEST_QUEUE: binding<Queue>("INGEST_QUEUE"),
+  /**
+   * A vector backlog of at least this many rows (and at least the graph's size) gets its
+   * dataset's graph built in one pass instead of row by row; 0 never (the embedded database,
+   * whose one session a build would hold for minutes).
+   */
+  VECTOR_GRAPH_BULK_MIN_ROWS: z.coerce.number().int().min(0).default(VECTOR_GRAPH_BULK_MIN_ROWS),
 });
 
 export type IngestConfig = z.output<typeof ingestEnvSchema>;

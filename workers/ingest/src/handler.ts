@@ -1,4 +1,4 @@
-import type { SourceReader } from "@quarry/core";
+import type { SourceReader, VectorGraphBuilds } from "@quarry/core";
 import type { Database } from "@quarry/db";
 import type { ProviderEnv } from "@quarry/providers";
 import type { QueueSender } from "@quarry/worker-kit";
@@ -12,6 +12,8 @@ export interface HandlerDeps {
   /** the ingest queue: successors of a slice, vector-index messages */
   send: QueueSender;
   providers: ProviderEnv;
+  /** how `index-vectors` may build a graph in bulk (its session opens on first use) */
+  graphBuilds: VectorGraphBuilds;
 }
 
 /** One delivery of a message, as the queue reports it. */

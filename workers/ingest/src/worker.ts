@@ -2,6 +2,7 @@ import type { QueueMessage } from "@quarry/core";
 import {
   bindingsValidator,
   openDatabase,
+  openGraphBuildSession,
   providerEnv,
   queueSender,
   r2SourceReader,
@@ -33,11 +34,13 @@ export function createIngestWorker(wrap: WrapHandlers = (handlers) => handlers) 
         localProxy: config.NEON_LOCAL_PROXY,
         timeoutMs: config.DATABASE_TIMEOUT_SECONDS * 1000,
       });
+      const graphBuild = openGraphBuildSession(config.DATABASE_URL);
       const deps: HandlerDeps = {
         db,
         source: r2SourceReader(config.FILES),
         send: queueSender(config.INGEST_QUEUE),
         providers: providerEnv(config),
+        graphBuilds: { minRows: config.VECTOR_GRAPH_BULK_MIN_ROWS, session: graphBuild.session },
       };
       try {
         for (const message of batch.messages) {
@@ -56,7 +59,7 @@ export function createIngestWorker(wrap: WrapHandlers = (handlers) => handlers) 
           applyOutcome(message, outcome);
         }
       } finally {
-        ctx.waitUntil(close());
+        ctx.waitUntil(Promise.all([graphBuild.close(), close()]));
       }
     },
   } satisfies ExportedHandler<Env, QueueMessage>;

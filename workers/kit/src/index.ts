@@ -1,4 +1,5 @@
 export * from "./database.ts";
+export * from "./graph-build-session.ts";
 export * from "./node-dns-resolver.ts";
 export * from "./provider-env.ts";
 export * from "./queue-sender.ts";

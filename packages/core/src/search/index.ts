@@ -11,5 +11,6 @@ export * from "./search-results.ts";
 export * from "./search-rows.ts";
 export * from "./semantic-ranking.ts";
 export * from "./vector-backlog.ts";
+export * from "./vector-graph-builds.ts";
 export * from "./vector-index-requests.ts";
 export * from "./vector-search-tuning.ts";

@@ -37,36 +37,50 @@ export async function indexVectorBacklog(
   let indexed = 0;
   while (indexed < maxRows) {
     const take = Math.min(VECTOR_INDEX_BATCH, maxRows - indexed);
-    const [moved] = await queryRows<{ picked: number; taken: number }>(
-      db,
-      sql`WITH picked AS MATERIALIZED (
-          SELECT b.row_id, r.embedding
-          FROM vector_backlog b JOIN rows r ON r.id = b.row_id AND r.dataset_id = b.dataset_id
-          WHERE b.dataset_id = ${datasetId}
-          ORDER BY b.row_id LIMIT ${take}::int
-          FOR UPDATE OF b SKIP LOCKED FOR SHARE OF r SKIP LOCKED
-        ),
-        taken AS (
-          DELETE FROM vector_backlog b USING picked p
-          WHERE b.dataset_id = ${datasetId} AND b.row_id = p.row_id
-          RETURNING b.row_id
-        ),
-        copied AS (
-          INSERT INTO indexed_vectors (row_id, dataset_id, embedding)
-          SELECT p.row_id, ${datasetId}, p.embedding FROM picked p WHERE p.embedding IS NOT NULL
-          ON CONFLICT (dataset_id, row_id) DO UPDATE SET embedding = excluded.embedding
-          RETURNING 1
-        )
-        SELECT (SELECT count(*) FROM picked)::int AS picked,
-               (SELECT count(*) FROM taken)::int AS taken,
-               (SELECT count(*) FROM copied)::int AS copied`,
-    );
-    const picked = Number(moved?.picked ?? 0);
-    indexed += Number(moved?.taken ?? 0);
-    if (picked < take) break;
+    const moved = await moveBacklogRows(db, datasetId, take);
+    indexed += moved.taken;
+    if (moved.picked < take) break;
   }
   if (indexed > 0) await analyzeNewGraph(db, datasetId);
   return { indexed, pending: await pendingVectorRows(db, datasetId) };
+}
+
+/**
+ * One statement of `indexVectorBacklog`: takes up to `take` of the dataset's oldest backlog rows
+ * that nobody else holds off the backlog and copies their rows' current embeddings into the
+ * dataset's partition of `indexed_vectors` (and so into its graph, when it has one). `picked`
+ * is how many it locked, `taken` how many it took off the backlog.
+ */
+export async function moveBacklogRows(
+  db: Database,
+  datasetId: string,
+  take: number,
+): Promise<{ picked: number; taken: number }> {
+  const [moved] = await queryRows<{ picked: number; taken: number }>(
+    db,
+    sql`WITH picked AS MATERIALIZED (
+        SELECT b.row_id, r.embedding
+        FROM vector_backlog b JOIN rows r ON r.id = b.row_id AND r.dataset_id = b.dataset_id
+        WHERE b.dataset_id = ${datasetId}
+        ORDER BY b.row_id LIMIT ${take}::int
+        FOR UPDATE OF b SKIP LOCKED FOR SHARE OF r SKIP LOCKED
+      ),
+      taken AS (
+        DELETE FROM vector_backlog b USING picked p
+        WHERE b.dataset_id = ${datasetId} AND b.row_id = p.row_id
+        RETURNING b.row_id
+      ),
+      copied AS (
+        INSERT INTO indexed_vectors (row_id, dataset_id, embedding)
+        SELECT p.row_id, ${datasetId}, p.embedding FROM picked p WHERE p.embedding IS NOT NULL
+        ON CONFLICT (dataset_id, row_id) DO UPDATE SET embedding = excluded.embedding
+        RETURNING 1
+      )
+      SELECT (SELECT count(*) FROM picked)::int AS picked,
+             (SELECT count(*) FROM taken)::int AS taken,
+             (SELECT count(*) FROM copied)::int AS copied`,
+  );
+  return { picked: Number(moved?.picked ?? 0), taken: Number(moved?.taken ?? 0) };
 }
 
 /**

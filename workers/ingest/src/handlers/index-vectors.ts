@@ -1,7 +1,7 @@
 import {
   calibrateEfSearch,
   foldKeywordDeltas,
-  indexVectorBacklog,
+  indexVectors,
   type VectorIndexMessage,
   vectorIndexTurn,
 } from "@quarry/core";
@@ -15,10 +15,13 @@ import { ack, backoffSeconds, retryAfter } from "../outcome.ts";
  */
 export const VECTOR_INDEX_ROWS_PER_MESSAGE = 2000;
 
+/** A graph another indexer is building: this message looks again after this long. */
+export const GRAPH_BUILDING_RECHECK_SECONDS = 30;
+
 /**
- * Moves a bounded part of a dataset's vector backlog into its HNSW graph
- * (`indexVectorBacklog`), once the dataset has no document being ingested
- * (`vectorIndexTurn`; until then the message comes back later).
+ * Moves a dataset's vector backlog into its HNSW graph (`indexVectors`: a bounded part row by
+ * row, or all of a large backlog by a bulk build), once the dataset has no document being
+ * ingested (`vectorIndexTurn`; until then the message comes back later).
  */
 export const handleIndexVectors: MessageHandler<VectorIndexMessage> = async (
   message,
@@ -35,9 +38,20 @@ export const handleIndexVectors: MessageHandler<VectorIndexMessage> = async (
     // The writes that asked for this message appended keyword deltas too: fold them while
     // the dataset has its turn, so searches add up only a few.
     const folded = await foldKeywordDeltas(db, message.datasetId);
-    const progress = await indexVectorBacklog(db, message.datasetId, VECTOR_INDEX_ROWS_PER_MESSAGE);
+    const progress = await indexVectors(db, message.datasetId, {
+      maxRows: VECTOR_INDEX_ROWS_PER_MESSAGE,
+      builds: deps.graphBuilds,
+    });
     log("info", "vectors indexed", { dataset: message.datasetId, folded, ...progress });
-    if (progress.pending === 0) await calibrate(message, deps);
+    if (progress.graph === "building") {
+      // Another indexer's bulk build: it calibrates when it is done; this looks again later
+      // in case that build is cut short (its own message is then retried too).
+      await deps.send(message, { delaySeconds: GRAPH_BUILDING_RECHECK_SECONDS });
+      return ack;
+    }
+    // Calibrated on a valid graph only: on a partition searched exactly, any list size would
+    // measure a perfect recall.
+    if (progress.pending === 0 && progress.graph === "valid") await calibrate(message, deps);
     // None moved while some wait: another indexer holds them and carries on.
     if (progress.pending > 0 && progress.indexed > 0) await deps.send(message);
     return ack;

@@ -1,0 +1,257 @@
+import { LocalHashEmbedder } from "@quarry/providers";
+import { beforeAll, describe, expect, it } from "vitest";
+import {
+  createDataset,
+  deleteRow,
+  type GraphBuildSession,
+  indexVectors,
+  type ProjectContext,
+  searchRows,
+  updateRow,
+  upsertRows,
+  vectorGraphState,
+} from "../../src/index.ts";
+import { checkInvariants } from "../support/invariants.ts";
+import { useNativeSuite } from "../support/native-suite.ts";
+import { createTenant } from "../support/tenant.ts";
+
+/**
+ * Bulk graph builds (core `search/vector-graph-builds.ts`): a large backlog is moved into its
+ * partition without a graph, which `CREATE INDEX CONCURRENTLY` then builds in one pass. Native
+ * PostgreSQL only: the statements cannot run on the embedded database's one session, which
+ * never builds in bulk. After each case the graph must be valid and exact (backlog ∪ graph =
+ * the embedded rows, each graph vector its row's embedding).
+ */
+
+const suite = useNativeSuite();
+let ctx: ProjectContext;
+beforeAll(async () => {
+  ctx = (await createTenant(suite.fresh.db, "graph-builds")).ctx;
+});
+
+/** A session of its own, as the ingest worker opens one for a build. */
+function buildSession(): GraphBuildSession {
+  const { pool } = suite.connect(1);
+  return {
+    async execute(statement) {
+      await pool.query(statement);
+    },
+  };
+}
+
+const WORDS = ["comet", "harbor", "violin", "orchard", "granite", "lantern", "meadow", "copper"];
+const text = (i: number) =>
+  `${WORDS[i % 8]} ${WORDS[(i * 3 + 1) % 8]} ${WORDS[(i * 5 + 2) % 8]} number ${i}`;
+
+/** A dataset whose `count` rows all wait in the backlog (nothing indexes them yet). */
+async function backloggedDataset(name: string, count: number) {
+  const dataset = await createDataset(ctx, { name }, { embeddingModel: "local/hash" });
+  for (let first = 0; first < count; first += 500) {
+    await upsertRows(ctx, dataset.id, {
+      document_id: `doc-${first}`,
+      rows: Array.from({ length: Math.min(500, count - first) }, (_, k) => ({
+        data: { text: text(first + k) },
+      })),
+    });
+  }
+  return dataset.id;
+}
+
+async function graphIndex(datasetId: string) {
+  const [index] = await suite.fresh.sql<{ valid: boolean; definition: string }>(
+    `SELECT i.indisvalid AS valid, pg_get_indexdef(i.indexrelid) AS definition
+     FROM pg_index i WHERE i.indexrelid = to_regclass(quote_ident(quarry_vector_index_name($1)))`,
+    [datasetId],
+  );
+  return index ?? null;
+}
+
+async function graphRows(datasetId: string) {
+  const [row] = await suite.fresh.sql<{ n: number }>(
+    "SELECT count(*)::int AS n FROM indexed_vectors WHERE dataset_id = $1",
+    [datasetId],
+  );
+  return row?.n ?? -1;
+}
+
+describe("a bulk graph build", () => {
+  it("moves a large backlog at once and builds the graph over it", async () => {
+    const datasetId = await backloggedDataset("large", 1200);
+    const result = await indexVectors(suite.fresh.db, datasetId, {
+      maxRows: 100,
+      builds: { minRows: 1000, session: buildSession() },
+    });
+    expect(result).toEqual({ indexed: 1200, pending: 0, graph: "valid", bulk: true });
+    expect(await graphRows(datasetId)).toBe(1200);
+    const index = await graphIndex(datasetId);
+    expect(index?.valid).toBe(true);
+    // Built with the dataset's own graph parameters.
+    expect(index?.definition).toMatch(
+      /hnsw .*vector_cosine_ops\) WITH \(m='16', ef_construction='64'\)/,
+    );
+    expect(await checkInvariants(suite.fresh, { datasetIds: [datasetId] })).toEqual([]);
+  });
+
+  it("leaves a backlog below the threshold to the row-by-row indexer", async () => {
+    const datasetId = await backloggedDataset("small", 300);
+    const builds = { minRows: 1000, session: buildSession() };
+    const first = await indexVectors(suite.fresh.db, datasetId, { maxRows: 100, builds });
+    expect(first).toEqual({ indexed: 100, pending: 200, graph: "valid", bulk: false });
+    expect(await checkInvariants(suite.fresh, { datasetIds: [datasetId] })).toEqual([]);
+  });
+
+  it("keeps a large graph that a smaller backlog would not double", async () => {
+    const datasetId = await backloggedDataset("grown", 1200);
+    const builds = { minRows: 100, session: buildSession() };
+    await indexVectors(suite.fresh.db, datasetId, { maxRows: 100, builds }); // bulk: 1,200
+    await upsertRows(ctx, datasetId, {
+      document_id: "later",
+      rows: Array.from({ length: 150 }, (_, k) => ({ data: { text: text(5000 + k) } })),
+    });
+    const later = await indexVectors(suite.fresh.db, datasetId, { maxRows: 100, builds });
+    expect(later).toEqual({ indexed: 100, pending: 50, graph: "valid", bulk: false });
+  });
+
+  it("is never taken without a session's go-ahead (minRows 0)", async () => {
+    const datasetId = await backloggedDataset("never", 300);
+    const result = await indexVectors(suite.fresh.db, datasetId, {
+      maxRows: 1000,
+      builds: { minRows: 0, session: buildSession() },
+    });
+    expect(result).toEqual({ indexed: 300, pending: 0, graph: "valid", bulk: false });
+  });
+});
+
+describe("a build cut short", () => {
+  it("leaves searches exact, and the next indexer builds the missing graph", async () => {
+    const datasetId = await backloggedDataset("cut-after-drop", 400);
+    const builds = { minRows: 10_000, session: buildSession() };
+    await indexVectors(suite.fresh.db, datasetId, { maxRows: 400, builds }); // row by row
+    // A build that dropped the graph and went no further.
+    const [names] = await suite.fresh.sql<{ graph: string }>(
+      "SELECT quarry_vector_index_name($1) AS graph",
+      [datasetId],
+    );
+    await suite.fresh.sql(`DROP INDEX ${names!.graph}`);
+    expect(await vectorGraphState(suite.fresh.db, datasetId)).toBe("missing");
+
+    // Meanwhile a search ranks the partition exactly.
+    const query = "violin orchard lantern";
+    const [vector] = await new LocalHashEmbedder(384).embed([query]);
+    const searched = await searchRows(ctx, datasetId, { query, top_k: 10, alpha: 1 });
+    // (By similarity: the texts repeat their words, so rows tie, in any order.)
+    const exact = await suite.fresh.sql<{ similarity: number }>(
+      `SELECT 1 - (r.embedding <=> $2::vector) AS similarity FROM rows r WHERE r.dataset_id = $1
+       ORDER BY r.embedding <=> $2::vector LIMIT 10`,
+      [datasetId, `[${vector!.join(",")}]`],
+    );
+    expect(searched.results.map((r) => r.confidence.toFixed(5))).toEqual(
+      exact.map((r) => Number(r.similarity).toFixed(5)),
+    );
+
+    const repaired = await indexVectors(suite.fresh.db, datasetId, { maxRows: 100, builds });
+    expect(repaired).toEqual({ indexed: 0, pending: 0, graph: "valid", bulk: true });
+    expect((await graphIndex(datasetId))?.valid).toBe(true);
+    expect(await checkInvariants(suite.fresh, { datasetIds: [datasetId] })).toEqual([]);
+  });
+
+  it("drops a graph left invalid and builds it again", async () => {
+    const datasetId = await backloggedDataset("cut-during-build", 400);
+    const builds = { minRows: 10_000, session: buildSession() };
+    await indexVectors(suite.fresh.db, datasetId, { maxRows: 400, builds });
+    // What a CREATE INDEX CONCURRENTLY whose session ended leaves behind.
+    await suite.fresh.sql(
+      `UPDATE pg_index SET indisvalid = false
+       WHERE indexrelid = to_regclass(quote_ident(quarry_vector_index_name($1)))`,
+      [datasetId],
+    );
+    expect(await vectorGraphState(suite.fresh.db, datasetId)).toBe("invalid");
+    const repaired = await indexVectors(suite.fresh.db, datasetId, { maxRows: 100, builds });
+    expect(repaired).toEqual({ indexed: 0, pending: 0, graph: "valid", bulk: true });
+    expect((await graphIndex(datasetId))?.valid).toBe(true);
+    expect(await checkInvariants(suite.fresh, { datasetIds: [datasetId] })).toEqual([]);
+  });
+
+  it("leaves a graph being built to its builder", async () => {
+    const datasetId = await backloggedDataset("being-built", 1200);
+    // A transaction with an older snapshot holds the build in its last wait, visibly building.
+    const { pool } = suite.connect(1);
+    const blocker = await pool.connect();
+    await blocker.query("BEGIN ISOLATION LEVEL REPEATABLE READ");
+    await blocker.query("SELECT 1 FROM datasets LIMIT 1");
+    const building = indexVectors(suite.fresh.db, datasetId, {
+      maxRows: 100,
+      builds: { minRows: 1000, session: buildSession() },
+    });
+    try {
+      await waitFor(async () => (await vectorGraphState(suite.fresh.db, datasetId)) === "building");
+      const second = await indexVectors(suite.fresh.db, datasetId, {
+        maxRows: 100,
+        builds: { minRows: 1000, session: buildSession() },
+      });
+      expect(second).toEqual({ indexed: 0, pending: 0, graph: "building", bulk: false });
+    } finally {
+      await blocker.query("COMMIT");
+      blocker.release();
+    }
+    expect(await building).toEqual({ indexed: 1200, pending: 0, graph: "valid", bulk: true });
+    expect(await checkInvariants(suite.fresh, { datasetIds: [datasetId] })).toEqual([]);
+  });
+});
+
+describe("a bulk build beside writers", () => {
+  it("keeps the graph exact while rows are re-embedded, deleted and replaced", async () => {
+    const datasetId = await backloggedDataset("busy", 2000);
+    const writer = { ...ctx, db: suite.connect(2).db };
+    const rowIds = (
+      await suite.fresh.sql<{ id: string }>(
+        "SELECT id::text AS id FROM rows WHERE dataset_id = $1 ORDER BY id",
+        [datasetId],
+      )
+    ).map((r) => r.id);
+    let done = false;
+    const build = indexVectors(suite.fresh.db, datasetId, {
+      maxRows: 100,
+      builds: { minRows: 1000, session: buildSession() },
+    }).finally(() => {
+      done = true;
+    });
+    let writes = 0;
+    for (let i = 0; !done; i++) {
+      const id = rowIds[(i * 37) % rowIds.length]!;
+      if (i % 3 === 0) {
+        await updateRow(writer, datasetId, id, { data: { text: text(9000 + i) } }).catch(gone);
+      } else if (i % 3 === 1) {
+        await deleteRow(writer, datasetId, id).catch(gone);
+      } else {
+        await upsertRows(writer, datasetId, {
+          document_id: `doc-${(i % 4) * 500}`,
+          rows: [{ data: { text: text(20_000 + i) } }, { data: { text: text(30_000 + i) } }],
+        });
+      }
+      writes++;
+    }
+    const result = await build;
+    expect(result.bulk).toBe(true);
+    expect(writes).toBeGreaterThan(0);
+    // What the writers put back in the backlog meanwhile, row by row.
+    await indexVectors(suite.fresh.db, datasetId, { maxRows: 10_000 });
+    expect(await vectorGraphState(suite.fresh.db, datasetId)).toBe("valid");
+    expect(await checkInvariants(suite.fresh, { datasetIds: [datasetId] })).toEqual([]);
+  });
+});
+
+/** A row another write removed first (its document replaced, or deleted twice): fine here. */
+function gone(error: unknown) {
+  if ((error as { status?: number }).status === 404) return;
+  if (error instanceof Error && /not found|does not exist/i.test(error.message)) return;
+  throw error;
+}
+
+async function waitFor(condition: () => Promise<boolean>, timeoutMs = 20_000) {
+  const deadline = Date.now() + timeoutMs;
+  while (!(await condition())) {
+    if (Date.now() > deadline) throw new Error("timed out waiting for the condition");
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}
