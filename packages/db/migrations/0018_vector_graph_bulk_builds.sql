@@ -3,7 +3,7 @@
 -- row at a time: ~0.5 ms a row against ~4 ms (100k rows, 384 dimensions, a 2-core machine).
 -- The statements that do it cannot run in a function (nor in any transaction): these functions
 -- only write them, so the partition's and the graph's names stay here (docs/indexing.md,
--- packages/core/src/search/vector-graph-builds.ts).
+-- packages/core/src/search/vector-graph-builds.ts). Deleting a dataset cancels its build.
 --
 -- The statement that builds a dataset's graph over its partition: plain when a dataset is
 -- created (its partition is new and empty), CONCURRENTLY for a bulk build, during which the
@@ -63,4 +63,23 @@ LANGUAGE sql STABLE AS $fn$
   FROM datasets d
   LEFT JOIN pg_index i ON i.indexrelid = to_regclass(quote_ident(quarry_vector_index_name(d.id)))
   WHERE d.id = quarry_vector_graph_state.dataset_id
+$fn$;
+--> statement-breakpoint
+-- As in `0017`, but a bulk build of the graph under way is cancelled first. Dropping the
+-- partition needs ACCESS EXCLUSIVE on it, which the build (`CREATE INDEX CONCURRENTLY`) holds
+-- off until it ends — a minute or more — while it may itself wait for this transaction (it
+-- waits for older snapshots before it finishes). Cancelled, the build leaves an invalid index,
+-- which goes with the table; its indexer finds the dataset gone.
+CREATE OR REPLACE FUNCTION quarry_drop_vector_graph(dataset_id text) RETURNS void
+LANGUAGE plpgsql AS $fn$
+DECLARE
+  partition regclass := to_regclass(quote_ident(quarry_vector_partition_name(dataset_id)));
+BEGIN
+  IF partition IS NULL THEN
+    RETURN;
+  END IF;
+  PERFORM pg_cancel_backend(p.pid) FROM pg_stat_progress_create_index p
+  WHERE p.relid = partition AND p.pid <> pg_backend_pid();
+  EXECUTE format('DROP TABLE %s', partition);
+END
 $fn$;

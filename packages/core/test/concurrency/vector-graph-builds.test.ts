@@ -2,6 +2,7 @@ import { LocalHashEmbedder } from "@quarry/providers";
 import { beforeAll, describe, expect, it } from "vitest";
 import {
   createDataset,
+  deleteDataset,
   deleteRow,
   type GraphBuildSession,
   indexVectors,
@@ -13,6 +14,7 @@ import {
 } from "../../src/index.ts";
 import { checkInvariants } from "../support/invariants.ts";
 import { useNativeSuite } from "../support/native-suite.ts";
+import { noFiles } from "../support/no-files.ts";
 import { createTenant } from "../support/tenant.ts";
 
 /**
@@ -196,6 +198,42 @@ describe("a build cut short", () => {
     }
     expect(await building).toEqual({ indexed: 1200, pending: 0, graph: "valid", bulk: true });
     expect(await checkInvariants(suite.fresh, { datasetIds: [datasetId] })).toEqual([]);
+  });
+});
+
+describe("deleting a dataset during its graph's build", () => {
+  it("cancels the build instead of waiting minutes for it", async () => {
+    const datasetId = await backloggedDataset("deleted-while-built", 1200);
+    // As above: an older snapshot holds the build in its last wait, for as long as needed.
+    const { pool } = suite.connect(1);
+    const blocker = await pool.connect();
+    await blocker.query("BEGIN ISOLATION LEVEL REPEATABLE READ");
+    await blocker.query("SELECT 1 FROM datasets LIMIT 1");
+    const building = indexVectors(suite.fresh.db, datasetId, {
+      maxRows: 100,
+      builds: { minRows: 1000, session: buildSession() },
+    }).then(
+      () => "finished",
+      (error: { code?: string }) => error.code,
+    );
+    try {
+      await waitFor(async () => (await vectorGraphState(suite.fresh.db, datasetId)) === "building");
+      const deleter = { ...ctx, db: suite.connect(1).db };
+      const deleted = deleteDataset(deleter, datasetId, noFiles).then(() => "deleted");
+      const waited = new Promise((resolve) => setTimeout(() => resolve("still waiting"), 10_000));
+      expect(await Promise.race([deleted, waited])).toBe("deleted");
+      // The build was cancelled (57014), leaving nothing behind: its table went with the dataset.
+      expect(await building).toBe("57014");
+    } finally {
+      await blocker.query("COMMIT");
+      blocker.release();
+    }
+    expect(await vectorGraphState(suite.fresh.db, datasetId)).toBeNull();
+    const [left] = await suite.fresh.sql<{ partition: string | null }>(
+      "SELECT to_regclass(quote_ident(quarry_vector_partition_name($1)))::text AS partition",
+      [datasetId],
+    );
+    expect(left?.partition).toBeNull();
   });
 });
 
