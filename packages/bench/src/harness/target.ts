@@ -75,6 +75,10 @@ export async function openTarget(
     dataDir,
     ...(database.url ? { databaseUrl: database.url } : {}),
     ...settings,
+    // Row-by-row graphs against bulk builds, on the same day's machine (docs/indexing.md).
+    ...(env.VECTOR_GRAPH_BULK_MIN_ROWS
+      ? { vars: { VECTOR_GRAPH_BULK_MIN_ROWS: env.VECTOR_GRAPH_BULK_MIN_ROWS } }
+      : {}),
     wranglerOutput: { file: logFile },
     log: (line) => progress(`stack: ${line}`),
   }).catch(async (error: unknown) => {
