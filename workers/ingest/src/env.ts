@@ -16,7 +16,7 @@ export const ingestEnvSchema = z.object({
   /** the slices' successors and the vector-index messages go back onto the queue */
   INGEST_QUEUE: binding<Queue>("INGEST_QUEUE"),
   /**
-   * A vector backlog of at least this many rows (and at least the graph's size) gets its
+   * A vector backlog of at least this many rows (and half the graph's size) gets its
    * dataset's graph built in one pass instead of row by row; 0 never (the embedded database,
    * whose one session a build would hold for minutes).
    */

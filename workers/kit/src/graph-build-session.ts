@@ -15,6 +15,13 @@ export const GRAPH_BUILD_TIMEOUT_MS = 14 * 60 * 1000;
  */
 export const GRAPH_BUILD_MEMORY = "512MB";
 
+/**
+ * A build runs in one process (no parallel maintenance workers), as a row-by-row indexer does:
+ * with the server's default of two workers it took every core from the dataset's writers and
+ * searches while it ran (E11 into a dataset being built dropped to half its rate, 2 cores).
+ */
+export const GRAPH_BUILD_PARALLEL_WORKERS = 0;
+
 export interface GraphBuildSessionHandle {
   session: GraphBuildSession;
   /** Ends the connection (if one was opened); call it once the batch is done. */
@@ -41,6 +48,7 @@ export function openGraphBuildSession(connectionString: string): GraphBuildSessi
       // Session-wide: these statements cannot run in a transaction, so SET LOCAL does not
       // apply. The connection is this build's alone and ends with it.
       await opened.query(`SET maintenance_work_mem = '${GRAPH_BUILD_MEMORY}'`);
+      await opened.query(`SET max_parallel_maintenance_workers = ${GRAPH_BUILD_PARALLEL_WORKERS}`);
       return opened;
     });
     return client;
@@ -55,6 +63,7 @@ export function openGraphBuildSession(connectionString: string): GraphBuildSessi
       const opened = client && (await client.catch(() => undefined));
       // Behind a transaction-mode pooler the server session outlives this client.
       await opened?.query("RESET maintenance_work_mem").catch(() => {});
+      await opened?.query("RESET max_parallel_maintenance_workers").catch(() => {});
       opened?.release(true);
       await pool.end();
     },

@@ -20,8 +20,8 @@ export interface GraphBuildSession {
 /** How an indexer may build a dataset's graph in bulk; absent or `minRows` 0: never. */
 export interface VectorGraphBuilds {
   /**
-   * A backlog of at least this many rows, and at least as many as the graph holds, is built in
-   * bulk (VECTOR_GRAPH_BULK_MIN_ROWS).
+   * A backlog of at least this many rows, and at least half as many as the graph holds, is built
+   * in bulk (VECTOR_GRAPH_BULK_MIN_ROWS, `BULK_BUILD_GROWTH`).
    */
   minRows: number;
   session: GraphBuildSession;
@@ -43,6 +43,9 @@ export interface VectorIndexing extends VectorIndexProgress {
   /** whether this call built the graph in bulk */
   bulk: boolean;
 }
+
+/** The least backlog, as a share of the graph's rows, that a bulk build rebuilds the graph for. */
+export const BULK_BUILD_GROWTH = 0.5;
 
 /** Backlog rows per statement while the partition has no graph: cheap, so larger. */
 export const BULK_MOVE_BATCH = 5000;
@@ -89,9 +92,11 @@ export async function indexVectors(
 }
 
 /**
- * A bulk build pays for itself when the backlog is large and the graph would at least double:
- * meanwhile every row of the partition is ranked exactly by each search (as the backlog's are),
- * so a large graph is not dropped for a few more rows.
+ * A bulk build pays for itself when the backlog is large and at least `BULK_BUILD_GROWTH` of the
+ * graph: rebuilding graph and backlog (~0.5 ms a row) then costs less than growing the graph by
+ * the backlog (~4 ms a row, 100k rows of 384 dimensions). Not for a smaller share: while the
+ * graph is rebuilt every row of the partition is ranked exactly by each search (as the
+ * backlog's are), so a large graph is not dropped for a few more rows.
  */
 async function worthBuildingInBulk(
   db: Database,
@@ -104,7 +109,7 @@ async function worthBuildingInBulk(
     db,
     sql`SELECT count(*)::int AS rows FROM indexed_vectors WHERE dataset_id = ${datasetId}`,
   );
-  return pending >= Number(graph?.rows ?? 0);
+  return pending >= BULK_BUILD_GROWTH * Number(graph?.rows ?? 0);
 }
 
 /**
