@@ -29,7 +29,7 @@ export interface GraphBuildSessionHandle {
 }
 
 /**
- * The session for a bulk graph build (core `buildVectorGraphInBulk`): one connection of its
+ * The session for a bulk graph build (core `indexVectors`): one connection of its
  * own over WebSocket (its statements cannot run in a transaction, and Neon's SQL over HTTP has a
  * request deadline), opened on the first statement, with `GRAPH_BUILD_TIMEOUT_MS` per
  * statement. The driver's settings (the local stack's proxy) are the ones `openDatabase` made.

@@ -53,7 +53,7 @@ export const BULK_MOVE_BATCH = 5000;
 /**
  * Moves a dataset's backlog into its graph: a bounded part of it, a row at a time into the
  * graph (`indexVectorBacklog`), or, when `builds` allows it and the backlog is large, all of it
- * at once by a bulk build (`buildVectorGraphInBulk`). A graph a bulk build left unfinished
+ * at once by a bulk build (`buildInBulk`). A graph a bulk build left unfinished
  * (dropped, or half built by a session that ended) is built first. A graph another indexer is
  * building is left to it: nothing moves.
  */
@@ -82,7 +82,7 @@ export async function indexVectors(
     };
   }
   if (state.graph !== "valid" || (await worthBuildingInBulk(db, datasetId, builds.minRows))) {
-    return buildVectorGraphInBulk(db, builds.session, datasetId, state);
+    return buildInBulk(db, builds.session, datasetId, state);
   }
   return {
     ...(await indexVectorBacklog(db, datasetId, options.maxRows)),
@@ -126,14 +126,12 @@ async function worthBuildingInBulk(
  * (each skips what the other holds), and the second `CREATE INDEX … IF NOT EXISTS` finds the
  * first's and returns.
  */
-export async function buildVectorGraphInBulk(
+async function buildInBulk(
   db: Database,
   session: GraphBuildSession,
   datasetId: string,
-  state?: GraphStatements,
+  statements: GraphStatements,
 ): Promise<VectorIndexing> {
-  const statements = state ?? (await graphStatements(db, datasetId));
-  if (!statements) return { indexed: 0, pending: 0, graph: "missing", bulk: false };
   if (statements.graph !== "missing") await session.execute(statements.drop_sql);
   let indexed = 0;
   for (;;) {
