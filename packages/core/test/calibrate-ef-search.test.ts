@@ -135,6 +135,7 @@ describe("ef_search calibration", () => {
     });
     expect((await getDataset(ctx, id)).vector_index).toEqual({
       pending_rows: 0,
+      graph: "valid",
       ef_search: EF_SEARCH_DEFAULTS.local,
       recall_at_10: null,
       measured_rows: null,
@@ -164,6 +165,7 @@ describe("ef_search calibration", () => {
     expect(stored?.ef_search_measured_at).not.toBeNull();
     expect((await getDataset(ctx, id)).vector_index).toEqual({
       pending_rows: 0,
+      graph: "valid",
       ef_search: first.efSearch,
       recall_at_10: first.recall,
       measured_rows: 2000,

@@ -60,6 +60,7 @@ describe("datasets", () => {
       // not measured yet: the model family's default list size
       vector_index: {
         pending_rows: 0,
+        graph: "valid",
         ef_search: EF_SEARCH_DEFAULTS.local,
         recall_at_10: null,
         measured_rows: null,

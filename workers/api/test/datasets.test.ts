@@ -28,6 +28,7 @@ describe("datasets API", () => {
       ...created.body,
       vector_index: {
         pending_rows: 0,
+        graph: "valid",
         ef_search: 400,
         recall_at_10: null,
         measured_rows: null,

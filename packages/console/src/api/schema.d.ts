@@ -546,6 +546,11 @@ export interface components {
             vector_index: {
                 /** @description Rows stored but not yet in the dataset's HNSW graph. They are searchable already (ranked exactly); the ingest worker indexes them shortly after each write. */
                 pending_rows: number;
+                /**
+                 * @description The dataset's HNSW graph: `valid` serves searches; `building` while a large backlog gets the graph rebuilt in one pass, and `invalid` or `missing` when such a build was cut short (the ingest worker builds it again). Until it is `valid`, searches rank the dataset's rows exactly: correct, only slower.
+                 * @enum {string}
+                 */
+                graph: "valid" | "building" | "invalid" | "missing";
                 /** @description HNSW candidate list size (pgvector's hnsw.ef_search) the dataset's searches use (at least top_k): measured on the dataset's own graph as the smallest size reaching recall@10 ≥ 0.97, or the embedding model family's default until then (graphs under 1,000 vectors are not measured). Measured again each time the graph doubles. */
                 ef_search: number;
                 /** @description Recall@10 measured at ef_search against exact search, over 30 short phrases taken from the dataset's own texts and embedded with its model; null until measured. */

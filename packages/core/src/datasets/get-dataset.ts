@@ -1,4 +1,5 @@
 import { pendingVectorRows } from "../search/vector-backlog.ts";
+import { type VectorGraphState, vectorGraphState } from "../search/vector-graph-builds.ts";
 import { datasetEfSearch } from "../search/vector-search-tuning.ts";
 import type { ProjectContext } from "../shared/context.ts";
 import { countDatasetContents, EMPTY_DATASET_COUNTS } from "./dataset-counts.ts";
@@ -6,7 +7,8 @@ import { type DatasetView, toDatasetView } from "./dataset-view.ts";
 import { requireDataset } from "./require-dataset.ts";
 
 /**
- * One dataset, with the state of its vector index: how many rows wait for the graph, and the
+ * One dataset, with the state of its vector index: how many rows wait for the graph, whether
+ * the graph serves searches or is being built in bulk (`graph`), and the
  * HNSW candidate list size its searches use — measured on its graph (`recall_at_10` at that
  * size, over `measured_rows` graph vectors), or the model family's default until then (both
  * null) — and the parameters its graph was built with.
@@ -14,6 +16,7 @@ import { requireDataset } from "./require-dataset.ts";
 export interface DatasetDetailView extends DatasetView {
   vector_index: {
     pending_rows: number;
+    graph: VectorGraphState;
     ef_search: number;
     recall_at_10: number | null;
     measured_rows: number | null;
@@ -28,14 +31,17 @@ export async function getDataset(
 ): Promise<DatasetDetailView> {
   const record = await requireDataset(ctx, datasetId);
   // Independent reads, sent together: over HTTP each is a round trip of its own.
-  const [counts, pendingRows] = await Promise.all([
+  const [counts, pendingRows, graph] = await Promise.all([
     countDatasetContents(ctx, [record.id]),
     pendingVectorRows(ctx.db, datasetId),
+    vectorGraphState(ctx.db, datasetId),
   ]);
   return {
     ...toDatasetView(record, counts.get(record.id) ?? EMPTY_DATASET_COUNTS),
     vector_index: {
       pending_rows: pendingRows,
+      // null only for a dataset deleted since `requireDataset` read it
+      graph: graph ?? "missing",
       ef_search: datasetEfSearch(record),
       // a `real`: 0.97 comes back as 0.9700000286
       recall_at_10:

@@ -5,6 +5,7 @@ import {
   deleteDataset,
   deleteRow,
   type GraphBuildSession,
+  getDataset,
   indexVectors,
   type ProjectContext,
   searchRows,
@@ -152,6 +153,7 @@ describe("a build cut short", () => {
     );
     await suite.fresh.sql(`DROP INDEX ${names!.graph}`);
     expect(await vectorGraphState(suite.fresh.db, datasetId)).toBe("missing");
+    expect((await getDataset(ctx, datasetId)).vector_index.graph).toBe("missing");
 
     // Meanwhile a search ranks the partition exactly.
     const query = "violin orchard lantern";
@@ -204,6 +206,11 @@ describe("a build cut short", () => {
         builds: { minRows: 1000, session: buildSession() },
       });
       expect(second).toEqual({ indexed: 0, pending: 0, graph: "building", bulk: false });
+      // What a client sees: nothing waits, and the graph is not serving searches yet.
+      expect((await getDataset(ctx, datasetId)).vector_index).toMatchObject({
+        pending_rows: 0,
+        graph: "building",
+      });
     } finally {
       await blocker.release();
     }

@@ -73,6 +73,11 @@ export const DatasetDetailSchema = DatasetSchema.extend({
         .describe(
           "Rows stored but not yet in the dataset's HNSW graph. They are searchable already (ranked exactly); the ingest worker indexes them shortly after each write.",
         ),
+      graph: z
+        .enum(["valid", "building", "invalid", "missing"])
+        .describe(
+          "The dataset's HNSW graph: `valid` serves searches; `building` while a large backlog gets the graph rebuilt in one pass, and `invalid` or `missing` when such a build was cut short (the ingest worker builds it again). Until it is `valid`, searches rank the dataset's rows exactly: correct, only slower.",
+        ),
       ef_search: z
         .number()
         .int()
