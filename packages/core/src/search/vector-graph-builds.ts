@@ -63,26 +63,21 @@ export async function indexVectors(
   options: { maxRows: number; builds?: VectorGraphBuilds | undefined },
 ): Promise<VectorIndexing> {
   const builds = options.builds;
-  if (!builds || builds.minRows <= 0) {
-    return {
-      ...(await indexVectorBacklog(db, datasetId, options.maxRows)),
-      graph: "valid",
-      bulk: false,
-    };
-  }
-  const state = await graphStatements(db, datasetId);
-  // A deleted dataset: nothing to index.
-  if (!state) return { indexed: 0, pending: 0, graph: "missing", bulk: false };
-  if (state.graph === "building") {
-    return {
-      indexed: 0,
-      pending: await pendingVectorRows(db, datasetId),
-      graph: "building",
-      bulk: false,
-    };
-  }
-  if (state.graph !== "valid" || (await worthBuildingInBulk(db, datasetId, builds.minRows))) {
-    return buildInBulk(db, builds.session, datasetId, state);
+  if (builds && builds.minRows > 0) {
+    const state = await graphStatements(db, datasetId);
+    // A deleted dataset: nothing to index.
+    if (!state) return { indexed: 0, pending: 0, graph: "missing", bulk: false };
+    if (state.graph === "building") {
+      return {
+        indexed: 0,
+        pending: await pendingVectorRows(db, datasetId),
+        graph: "building",
+        bulk: false,
+      };
+    }
+    if (state.graph !== "valid" || (await worthBuildingInBulk(db, datasetId, builds.minRows))) {
+      return buildInBulk(db, builds.session, datasetId, state);
+    }
   }
   return {
     ...(await indexVectorBacklog(db, datasetId, options.maxRows)),

@@ -42,6 +42,22 @@ function buildSession(): GraphBuildSession {
   };
 }
 
+/** `indexVectors` as the ingest worker calls it, with a build session of its own. */
+function indexWith(datasetId: string, minRows: number, maxRows = 100) {
+  return indexVectors(suite.fresh.db, datasetId, {
+    maxRows,
+    builds: { minRows, session: buildSession() },
+  });
+}
+
+/** The next indexer (below the threshold) rebuilds the graph a cut build left: valid, exact. */
+async function expectRebuilt(datasetId: string) {
+  const repaired = await indexWith(datasetId, 10_000);
+  expect(repaired).toEqual({ indexed: 0, pending: 0, graph: "valid", bulk: true });
+  expect((await graphIndex(datasetId))?.valid).toBe(true);
+  expect(await checkInvariants(suite.fresh, { datasetIds: [datasetId] })).toEqual([]);
+}
+
 const WORDS = ["comet", "harbor", "violin", "orchard", "granite", "lantern", "meadow", "copper"];
 const text = (i: number) =>
   `${WORDS[i % 8]} ${WORDS[(i * 3 + 1) % 8]} ${WORDS[(i * 5 + 2) % 8]} number ${i}`;
@@ -96,10 +112,7 @@ async function graphRows(datasetId: string) {
 describe("a bulk graph build", () => {
   it("moves a large backlog at once and builds the graph over it", async () => {
     const datasetId = await backloggedDataset("large", 1200);
-    const result = await indexVectors(suite.fresh.db, datasetId, {
-      maxRows: 100,
-      builds: { minRows: 1000, session: buildSession() },
-    });
+    const result = await indexWith(datasetId, 1000);
     expect(result).toEqual({ indexed: 1200, pending: 0, graph: "valid", bulk: true });
     expect(await graphRows(datasetId)).toBe(1200);
     const index = await graphIndex(datasetId);
@@ -113,30 +126,25 @@ describe("a bulk graph build", () => {
 
   it("leaves a backlog below the threshold to the row-by-row indexer", async () => {
     const datasetId = await backloggedDataset("small", 300);
-    const builds = { minRows: 1000, session: buildSession() };
-    const first = await indexVectors(suite.fresh.db, datasetId, { maxRows: 100, builds });
+    const first = await indexWith(datasetId, 1000);
     expect(first).toEqual({ indexed: 100, pending: 200, graph: "valid", bulk: false });
     expect(await checkInvariants(suite.fresh, { datasetIds: [datasetId] })).toEqual([]);
   });
 
   it("keeps a graph that a backlog under half its size would not grow enough", async () => {
     const datasetId = await backloggedDataset("grown", 1200);
-    const builds = { minRows: 100, session: buildSession() };
-    await indexVectors(suite.fresh.db, datasetId, { maxRows: 100, builds }); // bulk: 1,200
+    await indexWith(datasetId, 100); // bulk: 1,200
     await upsertRows(ctx, datasetId, {
       document_id: "later",
       rows: Array.from({ length: 150 }, (_, k) => ({ data: { text: text(5000 + k) } })),
     });
-    const later = await indexVectors(suite.fresh.db, datasetId, { maxRows: 100, builds });
+    const later = await indexWith(datasetId, 100);
     expect(later).toEqual({ indexed: 100, pending: 50, graph: "valid", bulk: false });
   });
 
   it("is never taken without a session's go-ahead (minRows 0)", async () => {
     const datasetId = await backloggedDataset("never", 300);
-    const result = await indexVectors(suite.fresh.db, datasetId, {
-      maxRows: 1000,
-      builds: { minRows: 0, session: buildSession() },
-    });
+    const result = await indexWith(datasetId, 0, 1000);
     expect(result).toEqual({ indexed: 300, pending: 0, graph: "valid", bulk: false });
   });
 });
@@ -144,8 +152,7 @@ describe("a bulk graph build", () => {
 describe("a build cut short", () => {
   it("leaves searches exact, and the next indexer builds the missing graph", async () => {
     const datasetId = await backloggedDataset("cut-after-drop", 400);
-    const builds = { minRows: 10_000, session: buildSession() };
-    await indexVectors(suite.fresh.db, datasetId, { maxRows: 400, builds }); // row by row
+    await indexWith(datasetId, 10_000, 400); // row by row
     // A build that dropped the graph and went no further.
     const [names] = await suite.fresh.sql<{ graph: string }>(
       "SELECT quarry_vector_index_name($1) AS graph",
@@ -169,16 +176,12 @@ describe("a build cut short", () => {
       exact.map((r) => Number(r.similarity).toFixed(5)),
     );
 
-    const repaired = await indexVectors(suite.fresh.db, datasetId, { maxRows: 100, builds });
-    expect(repaired).toEqual({ indexed: 0, pending: 0, graph: "valid", bulk: true });
-    expect((await graphIndex(datasetId))?.valid).toBe(true);
-    expect(await checkInvariants(suite.fresh, { datasetIds: [datasetId] })).toEqual([]);
+    await expectRebuilt(datasetId);
   });
 
   it("drops a graph left invalid and builds it again", async () => {
     const datasetId = await backloggedDataset("cut-during-build", 400);
-    const builds = { minRows: 10_000, session: buildSession() };
-    await indexVectors(suite.fresh.db, datasetId, { maxRows: 400, builds });
+    await indexWith(datasetId, 10_000, 400);
     // What a CREATE INDEX CONCURRENTLY whose session ended leaves behind.
     await suite.fresh.sql(
       `UPDATE pg_index SET indisvalid = false
@@ -186,25 +189,16 @@ describe("a build cut short", () => {
       [datasetId],
     );
     expect(await vectorGraphState(suite.fresh.db, datasetId)).toBe("invalid");
-    const repaired = await indexVectors(suite.fresh.db, datasetId, { maxRows: 100, builds });
-    expect(repaired).toEqual({ indexed: 0, pending: 0, graph: "valid", bulk: true });
-    expect((await graphIndex(datasetId))?.valid).toBe(true);
-    expect(await checkInvariants(suite.fresh, { datasetIds: [datasetId] })).toEqual([]);
+    await expectRebuilt(datasetId);
   });
 
   it("leaves a graph being built to its builder", async () => {
     const datasetId = await backloggedDataset("being-built", 1200);
     const blocker = await holdBuilds();
-    const building = indexVectors(suite.fresh.db, datasetId, {
-      maxRows: 100,
-      builds: { minRows: 1000, session: buildSession() },
-    });
+    const building = indexWith(datasetId, 1000);
     try {
       await waitFor(async () => (await vectorGraphState(suite.fresh.db, datasetId)) === "building");
-      const second = await indexVectors(suite.fresh.db, datasetId, {
-        maxRows: 100,
-        builds: { minRows: 1000, session: buildSession() },
-      });
+      const second = await indexWith(datasetId, 1000);
       expect(second).toEqual({ indexed: 0, pending: 0, graph: "building", bulk: false });
       // What a client sees: nothing waits, and the graph is not serving searches yet.
       expect((await getDataset(ctx, datasetId)).vector_index).toMatchObject({
@@ -223,10 +217,7 @@ describe("deleting a dataset during its graph's build", () => {
   it("cancels the build instead of waiting minutes for it", async () => {
     const datasetId = await backloggedDataset("deleted-while-built", 1200);
     const blocker = await holdBuilds();
-    const building = indexVectors(suite.fresh.db, datasetId, {
-      maxRows: 100,
-      builds: { minRows: 1000, session: buildSession() },
-    }).then(
+    const building = indexWith(datasetId, 1000).then(
       () => "finished",
       (error: { code?: string }) => error.code,
     );
@@ -261,10 +252,7 @@ describe("a bulk build beside writers", () => {
       )
     ).map((r) => r.id);
     let done = false;
-    const build = indexVectors(suite.fresh.db, datasetId, {
-      maxRows: 100,
-      builds: { minRows: 1000, session: buildSession() },
-    }).finally(() => {
+    const build = indexWith(datasetId, 1000).finally(() => {
       done = true;
     });
     let writes = 0;
