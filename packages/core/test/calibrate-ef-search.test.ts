@@ -11,12 +11,17 @@ import {
   foldKeywordDeltas,
   getDataset,
   indexVectorBacklog,
+  loadQuerySamples,
   MAX_EF_SEARCH,
   type ProjectContext,
+  QUERY_SAMPLES,
+  type QuerySampler,
   queryPhrases,
   type RowSearchInput,
+  recordQuerySample,
   requireDataset,
   SemanticSearch,
+  samplesCallForCalibration,
   searchRows,
   upsertRows,
   VECTOR_GRAPH_DEFAULTS,
@@ -139,6 +144,7 @@ describe("ef_search calibration", () => {
       ef_search: EF_SEARCH_DEFAULTS.local,
       recall_at_10: null,
       measured_rows: null,
+      measured_on: null,
       m: VECTOR_GRAPH_DEFAULTS.local.m,
       ef_construction: VECTOR_GRAPH_DEFAULTS.local.efConstruction,
     });
@@ -149,6 +155,7 @@ describe("ef_search calibration", () => {
     expect(first).toMatchObject({
       rows: 2000,
       queries: EF_SEARCH_CALIBRATION.queries,
+      queriesFrom: "stored_texts",
       stored: true,
     });
     expect(EF_SEARCH_CALIBRATION.ladder).toContain(first.efSearch);
@@ -169,6 +176,7 @@ describe("ef_search calibration", () => {
       ef_search: first.efSearch,
       recall_at_10: first.recall,
       measured_rows: 2000,
+      measured_on: "stored_texts",
       m: VECTOR_GRAPH_DEFAULTS.local.m,
       ef_construction: VECTOR_GRAPH_DEFAULTS.local.efConstruction,
     });
@@ -186,6 +194,97 @@ describe("ef_search calibration", () => {
     const second = await calibrateEfSearch(ctx, id);
     expect(second).toMatchObject({ measured: true, rows: 4000, stored: true });
     expect((await getDataset(ctx, id)).vector_index.measured_rows).toBe(4000);
+  });
+});
+
+describe("ef_search measured on the dataset's own searches", () => {
+  it("keeps the query vectors of semantic and hybrid searches, and measures again on them once it holds enough", async () => {
+    const { ctx } = await createTenant(database.db, "samples");
+    const { id } = await createDataset(ctx, { name: "s" }, { embeddingModel: "local/hash" });
+    await growTo(ctx, id, 0, 1500);
+    expect(await calibrateEfSearch(ctx, id)).toMatchObject({
+      measured: true,
+      queriesFrom: "stored_texts",
+      rows: 1500,
+    });
+
+    // The edge's sampler keeps some searches' vectors after the reply; this one keeps all.
+    // One after the other, so that each says how many were kept before it.
+    const offered: number[][] = [];
+    const kept: Promise<number>[] = [];
+    const sampler: QuerySampler = {
+      offer: (dataset, vector) => {
+        const slot = offered.push([...vector]) - 1;
+        const previous = kept.at(-1) ?? Promise.resolve(0);
+        kept.push(previous.then(() => recordQuerySample(database.db, dataset, vector, slot)));
+      },
+    };
+    const searching: ProjectContext = { ...ctx, loaded: new Map(), querySamples: sampler };
+    const enough = QUERY_SAMPLES.minForCalibration;
+    const query = (i: number) =>
+      `${WORDS[i % 64]} ${WORDS[(i * 7 + 3) % 64]} ${WORDS[(i * 13 + 5) % 64]}`;
+    for (let i = 0; i < enough - 1; i++)
+      await searchRows(searching, id, { query: query(i), alpha: 1 });
+    // A keyword search embeds no query: nothing to keep.
+    await searchRows(searching, id, { query: query(0), alpha: 0 });
+    expect(offered).toHaveLength(enough - 1);
+    // Each sample says how many the dataset held before it.
+    expect(await Promise.all(kept)).toEqual(offered.map((_, i) => i));
+    const measured = await requireDataset({ ...ctx, loaded: new Map() }, id);
+    expect(samplesCallForCalibration(measured, enough - 1)).toBe(false);
+    expect(await calibrateEfSearch(ctx, id)).toMatchObject({ measured: false, reason: "not_due" });
+
+    // A hybrid search's query is the graph's too.
+    await searchRows(searching, id, { query: query(enough), alpha: 0.5 });
+    expect(await Promise.all(kept)).toHaveLength(enough);
+    expect(samplesCallForCalibration(measured, enough)).toBe(true);
+    const again = await calibrateEfSearch(ctx, id);
+    if (!again.measured) throw new Error(`not measured: ${again.reason}`);
+    expect(again).toMatchObject({
+      queriesFrom: "searches",
+      queries: enough,
+      rows: 1500,
+      stored: true,
+    });
+    expect((await getDataset(ctx, id)).vector_index).toMatchObject({
+      ef_search: again.efSearch,
+      recall_at_10: again.recall,
+      measured_rows: 1500,
+      measured_on: "searches",
+    });
+    // Measured on searches: not again until the graph doubles.
+    const remeasured = await requireDataset({ ...ctx, loaded: new Map() }, id);
+    expect(samplesCallForCalibration(remeasured, QUERY_SAMPLES.slots)).toBe(false);
+    expect(await calibrateEfSearch(ctx, id)).toMatchObject({ measured: false, reason: "not_due" });
+
+    // What the calibration read back is what the searches embedded (to float4's precision).
+    const samples = await loadQuerySamples(database.db, id);
+    expect(samples).toHaveLength(enough);
+    for (const vector of offered) {
+      const match = samples.find((s) => s.every((x, j) => Math.abs(x - (vector[j] ?? 0)) < 1e-6));
+      expect(match).toBeDefined();
+    }
+  });
+
+  it("keeps at most a ring's worth per dataset, and none for a dataset that is gone", async () => {
+    const { ctx } = await createTenant(database.db, "ring");
+    const dataset = await createDataset(
+      ctx,
+      { name: "r", dimensions: 8 },
+      { embeddingModel: "local/hash" },
+    );
+    const vector = [1, 0, 0, 0, 0, 0, 0, 0];
+    for (let i = 0; i < QUERY_SAMPLES.slots * 2; i++) {
+      await recordQuerySample(database.db, dataset, vector);
+    }
+    const [held] = await rowsOf<{ n: string }>(
+      sql`SELECT count(*) AS n FROM search_query_samples WHERE dataset_id = ${dataset.id}`,
+    );
+    expect(Number(held?.n)).toBeGreaterThan(0);
+    expect(Number(held?.n)).toBeLessThanOrEqual(QUERY_SAMPLES.slots);
+    await expect(
+      recordQuerySample(database.db, { id: "ds_gone", dimensions: 8 }, vector),
+    ).rejects.toThrow();
   });
 });
 

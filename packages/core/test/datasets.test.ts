@@ -64,6 +64,7 @@ describe("datasets", () => {
         ef_search: EF_SEARCH_DEFAULTS.local,
         recall_at_10: null,
         measured_rows: null,
+        measured_on: null,
         m: VECTOR_GRAPH_DEFAULTS.local.m,
         ef_construction: VECTOR_GRAPH_DEFAULTS.local.efConstruction,
       },

@@ -32,6 +32,7 @@ describe("datasets API", () => {
         ef_search: 400,
         recall_at_10: null,
         measured_rows: null,
+        measured_on: null,
         m: 16,
         ef_construction: 64,
       },
@@ -94,7 +95,7 @@ describe("datasets API", () => {
     expect((await call(`/api/datasets/${dataset.id}`, { token: owner.key })).status).toBe(200);
   });
 
-  it("measures the graph's ef_search once it holds 1,000 vectors (the ingest worker, after indexing)", async () => {
+  it("measures the graph's ef_search once it holds 1,000 vectors (the ingest worker, after indexing), and again on its searches once it has enough", async () => {
     const { key } = await createTenant();
     const id = (await postDataset(key, { name: "big" })).body.id;
     const words = "comets bread bonds tides glaciers roses lanterns orchards violins harbors".split(
@@ -115,10 +116,38 @@ describe("datasets API", () => {
         expect(vector_index.ef_search).toBeGreaterThanOrEqual(40);
         expect(vector_index.ef_search).toBeLessThanOrEqual(1000);
         expect(vector_index.recall_at_10).toBeGreaterThan(0);
+        // No search yet: measured on phrases of the stored texts.
+        expect(vector_index.measured_on).toBe("stored_texts");
         break;
       }
       if (Date.now() > deadline) throw new Error(`not measured: ${JSON.stringify(vector_index)}`);
       await new Promise((r) => setTimeout(r, 250));
+    }
+
+    // Searches keep some of their query vectors (a few a second, after the reply); once the
+    // dataset holds 30, the ingest worker measures ef_search again, on them.
+    const searchDeadline = Date.now() + 60_000;
+    for (let i = 0; ; i++) {
+      const query = `${words[i % 10]} ${words[(i * 3 + 1) % 10]} q${i}`;
+      const found = await call(`/api/datasets/${id}/search`, {
+        method: "POST",
+        token: key,
+        body: { query, top_k: 5, alpha: 1 },
+      });
+      expect(found.status).toBe(200);
+      const { vector_index } = (await call(`/api/datasets/${id}`, { token: key })).body;
+      if (vector_index.measured_on === "searches") {
+        expect(vector_index).toMatchObject({ pending_rows: 0, measured_rows: 1000 });
+        expect(vector_index.ef_search).toBeGreaterThanOrEqual(40);
+        expect(vector_index.recall_at_10).toBeGreaterThan(0);
+        // at least 30 searches, a sample at most every 200 ms: not before 6 s of searching
+        expect(i + 1).toBeGreaterThanOrEqual(30);
+        break;
+      }
+      if (Date.now() > searchDeadline) {
+        throw new Error(`not measured on searches: ${JSON.stringify(vector_index)}`);
+      }
+      await new Promise((r) => setTimeout(r, 210));
     }
   });
 });

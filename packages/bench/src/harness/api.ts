@@ -19,6 +19,8 @@ export interface Dataset {
     ef_search: number;
     recall_at_10: number | null;
     measured_rows: number | null;
+    /** the queries it was measured on: the dataset's own searches, or phrases of its texts */
+    measured_on: "searches" | "stored_texts" | null;
   };
 }
 

@@ -76,3 +76,54 @@ export async function waitForVectorIndex(
     await new Promise((r) => setTimeout(r, 500));
   }
 }
+
+/** How `searchUntilCalibratedOnSearches` went: the state it ended on, and what it took. */
+export interface CalibrationOnSearches {
+  vector_index: VectorIndexState;
+  /** searches sent meanwhile */
+  searches: number;
+  seconds: number;
+}
+
+/** Longest wait for a measurement on searches; past it, the run goes on with what it has. */
+const CALIBRATION_ON_SEARCHES_TIMEOUT_MS = 300_000;
+
+/**
+ * Searches the dataset sequentially (`search(i)`, distinct queries) until its `ef_search` has
+ * been measured on its own searches (`measured_on: "searches"`): the API keeps a few query
+ * vectors a second, and once the dataset holds 30 the ingest worker measures again on them.
+ * A dataset in production serves most searches after that point; a benchmark that measured
+ * before it would report the list size chosen for phrases of the stored texts instead.
+ */
+export async function searchUntilCalibratedOnSearches(
+  api: QuarryApi,
+  datasetId: string,
+  search: (i: number) => Promise<number>,
+  progress: (line: string) => void,
+): Promise<CalibrationOnSearches> {
+  const wall = startTimer();
+  let searches = 0;
+  let lastCheck = 0;
+  let lastReport = 0;
+  for (;;) {
+    if (wall() - lastCheck >= 1_000 || searches === 0) {
+      lastCheck = wall();
+      const state = (await api.getDataset(datasetId)).body.vector_index;
+      if (!state) throw new Error("GET dataset shows no vector_index");
+      const done = state.measured_on === "searches" || state.measured_rows === null;
+      const late = wall() > CALIBRATION_ON_SEARCHES_TIMEOUT_MS;
+      if (done || late) {
+        progress(
+          `index: ef_search ${state.ef_search} (recall@10 ${state.recall_at_10}, measured on ${state.measured_on ?? "nothing"}) after ${fmt(searches)} searches${late && !done ? ": no measurement on searches in time" : ""}`,
+        );
+        return { vector_index: state, searches, seconds: round(wall() / 1000, 1) };
+      }
+      if (wall() - lastReport > 10_000) {
+        progress(`index: ${fmt(searches)} searches so far; ef_search still measured on phrases`);
+        lastReport = wall();
+      }
+    }
+    await search(40_000 + searches);
+    searches++;
+  }
+}

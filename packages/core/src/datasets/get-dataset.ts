@@ -1,3 +1,4 @@
+import type { CalibrationQueries } from "@quarry/db";
 import { pendingVectorRows } from "../search/vector-backlog.ts";
 import { type VectorGraphState, vectorGraphState } from "../search/vector-graph-builds.ts";
 import { datasetEfSearch } from "../search/vector-search-tuning.ts";
@@ -10,8 +11,9 @@ import { requireDataset } from "./require-dataset.ts";
  * One dataset, with the state of its vector index: how many rows wait for the graph, whether
  * the graph serves searches or is being built in bulk (`graph`), and the
  * HNSW candidate list size its searches use — measured on its graph (`recall_at_10` at that
- * size, over `measured_rows` graph vectors), or the model family's default until then (both
- * null) — and the parameters its graph was built with.
+ * size, over `measured_rows` graph vectors, for the queries `measured_on` says: its own
+ * searches, or phrases of its texts until it has enough of those), or the model family's
+ * default until then (all three null) — and the parameters its graph was built with.
  */
 export interface DatasetDetailView extends DatasetView {
   vector_index: {
@@ -20,6 +22,7 @@ export interface DatasetDetailView extends DatasetView {
     ef_search: number;
     recall_at_10: number | null;
     measured_rows: number | null;
+    measured_on: CalibrationQueries | null;
     m: number;
     ef_construction: number;
   };
@@ -47,6 +50,7 @@ export async function getDataset(
       recall_at_10:
         record.efSearchRecall === null ? null : Math.round(record.efSearchRecall * 10_000) / 10_000,
       measured_rows: record.efSearchRows,
+      measured_on: record.efSearchQueries,
       m: record.graphM,
       ef_construction: record.graphEfConstruction,
     },

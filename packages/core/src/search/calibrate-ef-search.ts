@@ -1,9 +1,10 @@
-import { type Database, datasets } from "@quarry/db";
+import { type CalibrationQueries, type Database, datasets } from "@quarry/db";
 import { and, eq, isNull, type SQL, sql } from "drizzle-orm";
 import type { DatasetRecord } from "../datasets/dataset-view.ts";
 import { embedTexts } from "../embedding/embed-texts.ts";
 import type { ProjectContext } from "../shared/context.ts";
 import { queryRows } from "./query-rows.ts";
+import { loadQuerySamples, QUERY_SAMPLES, samplesCallForCalibration } from "./query-samples.ts";
 import { vectorExpression } from "./search-indexes.ts";
 import { SemanticSearch } from "./semantic-ranking.ts";
 import { MAX_EF_SEARCH } from "./vector-search-tuning.ts";
@@ -14,7 +15,11 @@ export const EF_SEARCH_CALIBRATION = {
   minRows: 1000,
   /** measure again once the graph has grown this many times since the last measurement */
   growth: 2,
-  /** query vectors per measurement */
+  /**
+   * phrases per measurement while the dataset has fewer searches kept than
+   * `QUERY_SAMPLES.minForCalibration`; from then on, every kept search (up to
+   * `QUERY_SAMPLES.slots`)
+   */
   queries: 30,
   /** words in a query: a short phrase from a stored text, as searches mostly are */
   queryWords: { min: 3, max: 6 },
@@ -49,6 +54,8 @@ export type EfSearchCalibration =
       /** vectors in the graph when measured */
       rows: number;
       queries: number;
+      /** the dataset's own searches, or phrases of its stored texts */
+      queriesFrom: CalibrationQueries;
       /** whether this measurement was stored (false: another calibration stored one first) */
       stored: boolean;
       ms: number;
@@ -56,23 +63,28 @@ export type EfSearchCalibration =
 
 type Tuned = Pick<
   DatasetRecord,
-  "id" | "dimensions" | "embeddingModel" | "efSearchRows" | "columns"
+  "id" | "dimensions" | "embeddingModel" | "efSearchRows" | "efSearchQueries" | "columns"
 >;
 
 /**
  * Measures the HNSW candidate list size a dataset's graph needs for recall@10 ≥
  * `targetRecall`, and stores it on the dataset (`ef_search`, with the recall measured, the
  * graph's size and the time), when it is due: first once the graph holds `minRows` vectors,
- * then each time it has grown `growth` times. Deciding costs one small statement (the dataset's
- * row and its keyword statistics, which count the rows that have text, i.e. the embedded ones),
- * so the vector indexer calls this after every drained backlog.
+ * then each time it has grown `growth` times, and once more when a measurement made on
+ * phrases (below) can be made on the dataset's own searches. Deciding costs one small
+ * statement (the dataset's row, its keyword statistics, which count the rows that have text,
+ * i.e. the embedded ones, and how many searches it keeps), so the vector indexer calls this
+ * after every drained backlog.
  *
- * The measurement: `queries` queries as people write them — a short phrase (3–6 words) taken
- * from a random stored text of the dataset, embedded with the dataset's own model — so the
- * recall measured is the one searches get. (Synthetic vectors mislead in both directions: the
- * sum of two unrelated stored vectors needs ef_search 1000 for 0.95 at 100k `local/hash` rows,
- * a stored vector nudged towards a neighbour reaches 0.97 at 100, while short text queries
- * need 640 there.) Each query is ranked exactly
+ * The measurement's queries are the dataset's own: the query vectors of its recent searches
+ * (`search_query_samples`, query-samples.ts) once it keeps `QUERY_SAMPLES.minForCalibration`
+ * of them, so the recall measured is the one its searches get. Until then, `queries` queries
+ * as people write them — a short phrase (3–6 words) taken from a random stored text, embedded
+ * with the dataset's own model. (Synthetic vectors mislead in both directions: the sum of two
+ * unrelated stored vectors needs ef_search 1000 for 0.95 at 100k `local/hash` rows, a stored
+ * vector nudged towards a neighbour reaches 0.97 at 100, while short text queries need 640
+ * there; and phrases are harder than three topic words, which reach 0.957 at 400.) Each query
+ * is ranked exactly
  * over the graph's vectors and then by the graph itself at increasing list sizes (`ladder`),
  * through the statement E2 uses (`SemanticSearch.graphSql`, settings applied by its LIMIT), so
  * it measures the real index with the real expression and predicate. The smallest size whose
@@ -82,7 +94,7 @@ type Tuned = Pick<
  * transaction held across them, so an embedded database serves other requests in between),
  * and one UPDATE of the dataset's non-key columns, which takes `FOR NO KEY UPDATE` — no
  * conflict with writers' `FOR KEY SHARE`. A concurrent calibration of the same dataset stores
- * nothing (the UPDATE is a compare-and-set on the previous measurement).
+ * nothing (the UPDATE is a compare-and-set on the previous measurement's size and queries).
  */
 export async function calibrateEfSearch(
   ctx: ProjectContext,
@@ -93,10 +105,13 @@ export async function calibrateEfSearch(
   const { db } = ctx;
   const c = EF_SEARCH_CALIBRATION;
   // The row count is the trigger-kept keyword statistics' (packages/db/README.md).
-  const [state] = await queryRows<Tuned & { rows: number | string | null }>(
+  const [state] = await queryRows<
+    Tuned & { rows: number | string | null; samples: number | string }
+  >(
     db,
     sql`SELECT d.id, d.dimensions, d.embedding_model AS "embeddingModel", d.columns,
-               d.ef_search_rows AS "efSearchRows",
+               d.ef_search_rows AS "efSearchRows", d.ef_search_queries AS "efSearchQueries",
+               (SELECT count(*) FROM search_query_samples s WHERE s.dataset_id = d.id) AS samples,
                (SELECT k.row_count + coalesce((SELECT sum(x.row_count) FROM keyword_dataset_deltas x
                                                WHERE x.dataset_id = k.dataset_id), 0)
                 FROM keyword_datasets k WHERE k.dataset_id = d.id) AS rows
@@ -108,17 +123,27 @@ export async function calibrateEfSearch(
     dimensions: Number(state.dimensions),
     embeddingModel: state.embeddingModel,
     efSearchRows: state.efSearchRows === null ? null : Number(state.efSearchRows),
+    efSearchQueries: state.efSearchQueries,
     columns: state.columns,
   };
   const due = dueAt(dataset.efSearchRows);
   const rows = Number(state.rows ?? 0);
-  if (!options.force && rows < due) return { measured: false, reason: "not_due", rows };
-
-  const sample = await sampleGraph(db, dataset, c.queries);
-  if (sample.rows < (options.force ? c.k : c.minRows) || (!options.force && sample.rows < due)) {
-    return { measured: false, reason: "too_small", rows: sample.rows };
+  const samples = Number(state.samples);
+  // Grown enough, or measured on phrases and now able to measure on searches.
+  const grown = rows >= due;
+  if (!options.force && !grown && !samplesCallForCalibration(dataset, samples)) {
+    return { measured: false, reason: "not_due", rows };
   }
-  const queries = await embedTexts(ctx, dataset, queryPhrases(sample.texts));
+
+  const queriesFrom: CalibrationQueries =
+    samples >= QUERY_SAMPLES.minForCalibration ? "searches" : "stored_texts";
+  const sample = await sampleGraph(db, dataset, queriesFrom === "searches" ? 0 : c.queries);
+  const smallest = options.force ? c.k : grown ? due : c.minRows;
+  if (sample.rows < smallest) return { measured: false, reason: "too_small", rows: sample.rows };
+  const queries =
+    queriesFrom === "searches"
+      ? await loadQuerySamples(db, dataset.id)
+      : await embedTexts(ctx, dataset, queryPhrases(sample.texts));
   if (queries.length === 0) return { measured: false, reason: "too_small", rows: sample.rows };
   const k = Math.min(c.k, sample.rows);
 
@@ -159,6 +184,7 @@ export async function calibrateEfSearch(
       efSearch: chosen.efSearch,
       efSearchRecall: chosen.recall,
       efSearchRows: sample.rows,
+      efSearchQueries: queriesFrom,
       efSearchMeasuredAt: new Date(),
     })
     .where(
@@ -167,6 +193,9 @@ export async function calibrateEfSearch(
         dataset.efSearchRows === null
           ? isNull(datasets.efSearchRows)
           : eq(datasets.efSearchRows, dataset.efSearchRows),
+        dataset.efSearchQueries === null
+          ? isNull(datasets.efSearchQueries)
+          : eq(datasets.efSearchQueries, dataset.efSearchQueries),
       ),
     )
     .returning({ id: datasets.id });
@@ -175,6 +204,7 @@ export async function calibrateEfSearch(
     ...chosen,
     rows: sample.rows,
     queries: queries.length,
+    queriesFrom,
     stored: stored.length > 0,
     ms: Date.now() - started,
   };

@@ -3,6 +3,8 @@ export * from "./document-filtered-search.ts";
 export * from "./hybrid-ranking.ts";
 export * from "./keyword-deltas.ts";
 export * from "./keyword-ranking.ts";
+export * from "./query-sample-gate.ts";
+export * from "./query-samples.ts";
 export * from "./query-text.ts";
 export * from "./search-documents.ts";
 export * from "./search-indexes.ts";

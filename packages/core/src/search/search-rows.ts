@@ -62,8 +62,10 @@ export async function rankRows(
   // A dataset that embeds nothing has no semantic side: every row's semantic score is 0.
   if (column === null)
     return queryRows(ctx.db, keywordRankingSql(dataset, { ...input, scale: 1 - input.alpha }));
-  const [vector] = await embedTexts(ctx, dataset, [input.query]);
-  const semantic = new SemanticSearch(dataset, vector as number[], input.filter);
+  const [vector] = (await embedTexts(ctx, dataset, [input.query])) as [number[]];
+  // The graph's own queries: what its `ef_search` is measured on (query-samples.ts).
+  ctx.querySamples?.offer(dataset, vector);
+  const semantic = new SemanticSearch(dataset, vector, input.filter);
   return queryRows(
     ctx.db,
     input.alpha === 1 ? semantic.rankSql(input.topK) : hybridRankingSql(dataset, semantic, input),

@@ -1,5 +1,6 @@
 import type { Database } from "@quarry/db";
 import type { ProviderEnv } from "@quarry/providers";
+import type { QuerySampler } from "../search/query-samples.ts";
 
 /** What every project-scoped operation runs with: the database and the caller's tenant. */
 export interface ProjectContext {
@@ -13,6 +14,8 @@ export interface ProjectContext {
   loaded?: Map<string, unknown>;
   /** keys and bindings for embedders and models; `local/*` needs none */
   providers?: ProviderEnv;
+  /** receives the embedded query of each vector search (E2), to keep some as samples */
+  querySamples?: QuerySampler;
 }
 
 export interface Page {

@@ -3,6 +3,8 @@ import { belongsTo, createdAt } from "./columns.ts";
 import { projects } from "./projects.ts";
 
 export type DatasetKind = "standard" | "hybrid";
+/** What a dataset's `ef_search` was measured on (core `calibrateEfSearch`). */
+export type CalibrationQueries = "searches" | "stored_texts";
 export interface ColumnDefinition {
   name: string;
   type: "text";
@@ -28,7 +30,7 @@ export const datasets = pgTable(
     /**
      * HNSW candidate list size (`hnsw.ef_search`) for the dataset's searches, measured by
      * `calibrateEfSearch` on its own graph; null until measured (the model family's default
-     * applies, `vector-search-tuning.ts`). The calibration updates only these four columns,
+     * applies, `vector-search-tuning.ts`). The calibration updates only these five columns,
      * never `id`: its UPDATE takes `FOR NO KEY UPDATE`, which does not conflict with writers'
      * `FOR KEY SHARE` (packages/db/CONCURRENCY.md).
      */
@@ -38,6 +40,12 @@ export const datasets = pgTable(
     /** vectors in the dataset's graph when it was measured */
     efSearchRows: integer("ef_search_rows"),
     efSearchMeasuredAt: timestamp("ef_search_measured_at", { withTimezone: true, mode: "date" }),
+    /**
+     * What the measurement's queries were: the dataset's own recent searches
+     * (`search_query_samples`) or, until it has enough of them, phrases of its stored texts.
+     * Null until measured. A measurement on phrases is repeated once enough searches are kept.
+     */
+    efSearchQueries: text("ef_search_queries").$type<CalibrationQueries>(),
     /**
      * The HNSW build parameters of the dataset's graph (`m`, `ef_construction`), chosen by
      * its embedding model's family when it is created (`vector-search-tuning.ts`). Datasets

@@ -10,3 +10,4 @@ export * from "./row-filter-metadata.ts";
 export * from "./row-filter-terms.ts";
 export * from "./row-vectors.ts";
 export * from "./rows.ts";
+export * from "./search-query-samples.ts";

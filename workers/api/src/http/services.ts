@@ -4,6 +4,10 @@ import {
   type FileStore,
   fetchSource,
   type ProjectContext,
+  type QuerySampleGate,
+  type QuerySampler,
+  recordQuerySample,
+  samplesCallForCalibration,
   type UrlFetcher,
   type VectorIndexRequests,
   vectorIndexMessage,
@@ -51,16 +55,20 @@ export interface Services {
   close(): Promise<void>;
 }
 
-/** What requests of one isolate share: verified keys, and the indexing already asked for. */
+/**
+ * What requests of one isolate share: verified keys, the indexing already asked for, and when
+ * each dataset's last query sample was taken.
+ */
 export interface IsolateState {
   authCache: AuthCache;
   indexRequests: VectorIndexRequests;
+  querySampleGate: QuerySampleGate;
 }
 
 export function createServices(
   config: Config,
   bindings: Bindings,
-  { authCache, indexRequests }: IsolateState,
+  { authCache, indexRequests, querySampleGate }: IsolateState,
   /** told of each database round trip (the reply's Server-Timing) */
   onRoundTrip: (ms: number) => void,
 ): Services {
@@ -76,37 +84,75 @@ export function createServices(
   const providers = providerEnv(config);
   const deferred: Promise<unknown>[] = [];
   const enqueue = queueSender(config.INGEST_QUEUE);
+  const indexVectorsSoon = (projectId: string, datasetId: string) => {
+    const delaySeconds = indexRequests.claim(datasetId);
+    if (delaySeconds === null) return;
+    const message = vectorIndexMessage(projectId, datasetId);
+    deferred.push(
+      enqueue(message, { delaySeconds }).catch((error: unknown) => {
+        indexRequests.release(datasetId);
+        console.log(
+          JSON.stringify({
+            level: "warn",
+            msg: "could not ask for vector indexing",
+            dataset: datasetId,
+            reason: error instanceof Error ? error.message : String(error),
+          }),
+        );
+      }),
+    );
+  };
+  // Some searches' query vectors are kept, after the reply, for the dataset's ef_search to be
+  // measured on; enough of them bring the measurement on (it runs in the ingest worker).
+  const querySamples = (projectId: string): QuerySampler => ({
+    offer: (dataset, vector) => {
+      if (!querySampleGate.claim(dataset.id)) return;
+      deferred.push(
+        recordQuerySample(db(), dataset, vector).then(
+          (held) => {
+            if (samplesCallForCalibration(dataset, held + 1)) {
+              indexVectorsSoon(projectId, dataset.id);
+            }
+          },
+          (error: unknown) => {
+            console.log(
+              JSON.stringify({
+                level: "warn",
+                msg: "could not keep a query sample",
+                dataset: dataset.id,
+                reason: error instanceof Error ? error.message : String(error),
+              }),
+            );
+          },
+        ),
+      );
+    },
+  });
   return {
     config,
     db,
     files: r2FileStore(bindings.FILES),
     fetchUrl: (url) => fetchSource(url, sourceFetchDeps(config.ALLOW_PRIVATE_URLS)),
     enqueue,
-    indexVectorsSoon: (projectId, datasetId) => {
-      const delaySeconds = indexRequests.claim(datasetId);
-      if (delaySeconds === null) return;
-      const message = vectorIndexMessage(projectId, datasetId);
-      deferred.push(
-        enqueue(message, { delaySeconds }).catch((error: unknown) => {
-          indexRequests.release(datasetId);
-          console.log(
-            JSON.stringify({
-              level: "warn",
-              msg: "could not ask for vector indexing",
-              dataset: datasetId,
-              reason: error instanceof Error ? error.message : String(error),
-            }),
-          );
-        }),
-      );
-    },
-    project: (projectId) => ({ db: db(), projectId, loaded: new Map(), providers }),
+    indexVectorsSoon,
+    project: (projectId) => ({
+      db: db(),
+      projectId,
+      loaded: new Map(),
+      providers,
+      querySamples: querySamples(projectId),
+    }),
     authCache,
     defer: (task) => {
       deferred.push(task);
     },
     close: async () => {
-      await Promise.allSettled(deferred);
+      // Deferred work may defer more (a query sample asks for a calibration): wait for all.
+      for (let settled = 0; settled < deferred.length; ) {
+        const pending = deferred.slice(settled);
+        settled = deferred.length;
+        await Promise.allSettled(pending);
+      }
       await handle?.close();
     },
   };

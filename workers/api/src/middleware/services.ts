@@ -1,4 +1,4 @@
-import { AuthCache, VectorIndexRequests } from "@quarry/core";
+import { AuthCache, QuerySampleGate, VectorIndexRequests } from "@quarry/core";
 import { createMiddleware } from "hono/factory";
 import type { Config } from "../env.ts";
 import type { HonoEnv } from "../http/hono-env.ts";
@@ -17,6 +17,7 @@ export function services(config: (env: HonoEnv["Bindings"]) => Config) {
     shared ??= {
       authCache: new AuthCache({ ttlMs: settings.AUTH_CACHE_SECONDS * 1000 }),
       indexRequests: new VectorIndexRequests(),
+      querySampleGate: new QuerySampleGate(),
     };
     const timing = new ServerTiming();
     const built = createServices(settings, c.env, shared, timing.database);

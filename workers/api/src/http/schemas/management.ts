@@ -82,19 +82,25 @@ export const DatasetDetailSchema = DatasetSchema.extend({
         .number()
         .int()
         .describe(
-          "HNSW candidate list size (pgvector's hnsw.ef_search) the dataset's searches use (at least top_k): measured on the dataset's own graph as the smallest size reaching recall@10 ≥ 0.97, or the embedding model family's default until then (graphs under 1,000 vectors are not measured). Measured again each time the graph doubles.",
+          "HNSW candidate list size (pgvector's hnsw.ef_search) the dataset's searches use (at least top_k): measured on the dataset's own graph as the smallest size reaching recall@10 ≥ 0.97 for its queries (see measured_on), or the embedding model family's default until then (graphs under 1,000 vectors are not measured). Measured again each time the graph doubles, and once the dataset has been searched enough to be measured on its own searches.",
         ),
       recall_at_10: z
         .number()
         .nullable()
         .describe(
-          "Recall@10 measured at ef_search against exact search, over 30 short phrases taken from the dataset's own texts and embedded with its model; null until measured.",
+          "Recall@10 measured at ef_search against exact search, for the queries measured_on names; null until measured.",
         ),
       measured_rows: z
         .number()
         .int()
         .nullable()
         .describe("Vectors in the graph when ef_search was measured; null until measured."),
+      measured_on: z
+        .enum(["searches", "stored_texts"])
+        .nullable()
+        .describe(
+          "The queries ef_search was measured on: `searches`, the query vectors of up to 64 of the dataset's recent semantic and hybrid searches (kept from 30 on); `stored_texts`, 30 phrases of 3–6 words taken from its rows' texts and embedded with its model, until it has been searched enough. Null until measured.",
+        ),
       m: z
         .number()
         .int()
