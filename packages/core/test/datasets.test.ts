@@ -72,13 +72,22 @@ describe("datasets", () => {
   });
 
   it.each([
-    ["local/hash", VECTOR_GRAPH_DEFAULTS.local],
-    ["openai/text-embedding-3-small", VECTOR_GRAPH_DEFAULTS.trained],
+    ["local/hash", {}, VECTOR_GRAPH_DEFAULTS.local],
+    ["openai/text-embedding-3-small", {}, VECTOR_GRAPH_DEFAULTS.trained],
+    // the deployment's choice over the family's (VECTOR_GRAPH_M, VECTOR_GRAPH_EF_CONSTRUCTION)
+    ["local/hash", { m: 12, efConstruction: 40 }, { m: 12, efConstruction: 40 }],
+    ["local/hash", { efConstruction: 48 }, { ...VECTOR_GRAPH_DEFAULTS.local, efConstruction: 48 }],
+    // pgvector needs a list of at least twice the links: raised to it
+    ["openai/text-embedding-3-small", { m: 40 }, { m: 40, efConstruction: 80 }],
   ])(
-    "builds a %s dataset's graph with its model family's m and ef_construction",
-    async (model, graph) => {
+    "builds a %s dataset's graph (deployment's choice %j) with m and ef_construction %j",
+    async (model, overrides, graph) => {
       const { ctx } = await createTenant(database.db);
-      const dataset = await createDataset(ctx, { name: "g", embedding_model: model }, defaults);
+      const dataset = await createDataset(
+        ctx,
+        { name: "g", embedding_model: model },
+        { ...defaults, graph: overrides },
+      );
       const detail = await getDataset(ctx, dataset.id);
       expect(detail.vector_index).toMatchObject({
         m: graph.m,

@@ -1,4 +1,5 @@
 import { z } from "@hono/zod-openapi";
+import { VECTOR_GRAPH_LIMITS, type VectorGraphParameters } from "@quarry/core";
 import { binding, databaseConfig, providerConfig } from "@quarry/worker-kit";
 
 /**
@@ -21,13 +22,37 @@ export const envSchema = z.object({
    * trusted per isolate; 0 = off
    */
   AUTH_CACHE_SECONDS: z.coerce.number().int().min(0).max(300).default(10),
+  /**
+   * HNSW build parameters of new datasets' graphs (pgvector's m, ef_construction); unset: by
+   * the embedding model's family (core `VECTOR_GRAPH_DEFAULTS`). `pnpm dev` on PGlite sets the
+   * cheap graph: there the indexer grows it on the one session that serves requests.
+   */
+  VECTOR_GRAPH_M: optionalInt(VECTOR_GRAPH_LIMITS.m),
+  VECTOR_GRAPH_EF_CONSTRUCTION: optionalInt(VECTOR_GRAPH_LIMITS.efConstruction),
   /** uploads and large sources are stored, read back and deleted here */
   FILES: binding<R2Bucket>("FILES"),
   /** slices of work for the ingest worker */
   INGEST_QUEUE: binding<Queue>("INGEST_QUEUE"),
 });
 
+function optionalInt(limits: { min: number; max: number }) {
+  return z
+    .union([z.literal(""), z.coerce.number().int().min(limits.min).max(limits.max)])
+    .optional()
+    .transform((v) => (v === "" ? undefined : v));
+}
+
 export type Config = z.infer<typeof envSchema>;
+
+/** The graph parameters new datasets get over their family's: only those the deployment set. */
+export function vectorGraphOverrides(config: Config): Partial<VectorGraphParameters> {
+  return {
+    ...(config.VECTOR_GRAPH_M === undefined ? {} : { m: config.VECTOR_GRAPH_M }),
+    ...(config.VECTOR_GRAPH_EF_CONSTRUCTION === undefined
+      ? {}
+      : { efConstruction: config.VECTOR_GRAPH_EF_CONSTRUCTION }),
+  };
+}
 
 /** The bindings as wrangler.toml declares them (generated: worker-configuration.d.ts). */
 export type Bindings = Env;

@@ -16,6 +16,8 @@ export interface Dataset {
    */
   vector_index?: {
     pending_rows: number;
+    /** `valid` once the graph serves searches; `building` while it is rebuilt in one pass */
+    graph: "valid" | "building" | "invalid" | "missing";
     ef_search: number;
     recall_at_10: number | null;
     measured_rows: number | null;

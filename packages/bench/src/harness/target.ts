@@ -1,7 +1,7 @@
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { freePort, startStack } from "@quarry/local-stack";
+import { freePort, startStack, tuningVars } from "@quarry/local-stack";
 import type { StackSettings } from "./bench.ts";
 import { attachedEngine, describeEngine, type EngineReport, openBenchDatabase } from "./engine.ts";
 import type { HttpClient } from "./http.ts";
@@ -75,10 +75,9 @@ export async function openTarget(
     dataDir,
     ...(database.url ? { databaseUrl: database.url } : {}),
     ...settings,
-    // Row-by-row graphs against bulk builds, on the same day's machine (docs/indexing.md).
-    ...(env.VECTOR_GRAPH_BULK_MIN_ROWS
-      ? { vars: { VECTOR_GRAPH_BULK_MIN_ROWS: env.VECTOR_GRAPH_BULK_MIN_ROWS } }
-      : {}),
+    // Indexing settings compared on the same day's machine, e.g. row-by-row graphs against
+    // bulk builds (docs/indexing.md).
+    vars: tuningVars(env),
     wranglerOutput: { file: logFile },
     log: (line) => progress(`stack: ${line}`),
   }).catch(async (error: unknown) => {

@@ -16,8 +16,8 @@ export interface SearchWhileIndexing {
 const WHILE_INDEXING_SAMPLES = 5;
 
 /**
- * Seconds from now until no row of the dataset waits for its HNSW graph, and the graph's state
- * then. The ingest worker measures the graph's `ef_search` once the backlog drains (when it has
+ * Seconds from now until no row of the dataset waits for its HNSW graph and the graph is valid
+ * (a bulk build empties the backlog when it starts), and the graph's state then. The ingest worker measures the graph's `ef_search` once the backlog drains (when it has
  * doubled since the last measurement): this waits for that too (at most 5 minutes), so the
  * searches below run with the value the dataset keeps.
  */
@@ -40,7 +40,8 @@ export async function waitForVectorIndex(
   for (;;) {
     const state = (await api.getDataset(datasetId)).body.vector_index;
     if (!state) throw new Error("GET dataset shows no vector_index");
-    if (state.pending_rows === 0) {
+    // A bulk build empties the backlog at its start: the graph serves searches once valid.
+    if (state.pending_rows === 0 && state.graph === "valid") {
       drained ??= round(wall() / 1000, 1);
       const measuring =
         rows >= 1000 && (state.measured_rows === null || state.measured_rows * 2 <= rows);
@@ -59,7 +60,9 @@ export async function waitForVectorIndex(
       let line =
         state.pending_rows > 0
           ? `index: ${fmt(state.pending_rows)} rows wait for the HNSW graph`
-          : "index: waiting for the ef_search measurement";
+          : state.graph !== "valid"
+            ? `index: the HNSW graph is ${state.graph}`
+            : "index: waiting for the ef_search measurement";
       if (state.pending_rows > 0 && searchMeanwhile) {
         const at_s = round(wall() / 1000, 1);
         const samples: number[] = [];

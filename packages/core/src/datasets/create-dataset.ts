@@ -1,7 +1,7 @@
 import { type ColumnDefinition, datasets } from "@quarry/db";
 import { embeddingDimensions, isSupportedEmbeddingModel } from "@quarry/providers";
 import { createSearchIndexes } from "../search/search-indexes.ts";
-import { defaultVectorGraph } from "../search/vector-search-tuning.ts";
+import { type VectorGraphParameters, vectorGraphFor } from "../search/vector-search-tuning.ts";
 import type { ProjectContext } from "../shared/context.ts";
 import { BadRequestError } from "../shared/errors.ts";
 import { newId } from "../shared/ids.ts";
@@ -18,7 +18,11 @@ export const DEFAULT_COLUMNS: ColumnDefinition[] = [{ name: "text", type: "text"
 export async function createDataset(
   ctx: ProjectContext,
   input: CreateDatasetInput,
-  defaults: { embeddingModel: string },
+  defaults: {
+    embeddingModel: string;
+    /** the deployment's graph parameters over the model family's (`vectorGraphFor`) */
+    graph?: Partial<VectorGraphParameters>;
+  },
 ): Promise<DatasetView> {
   const columns = input.columns ?? DEFAULT_COLUMNS;
   const metadataColumns = input.metadata_columns ?? [];
@@ -37,7 +41,7 @@ export async function createDataset(
     );
   }
 
-  const graph = defaultVectorGraph(embeddingModel);
+  const graph = vectorGraphFor(embeddingModel, defaults.graph);
   const row = await ctx.db.transaction(async (tx) => {
     const [inserted] = await tx
       .insert(datasets)

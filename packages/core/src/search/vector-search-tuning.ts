@@ -83,6 +83,25 @@ export function defaultVectorGraph(embeddingModel: string): VectorGraphParameter
   return VECTOR_GRAPH_DEFAULTS[modelFamily(embeddingModel)];
 }
 
+/** What pgvector accepts for `m` and `ef_construction` (which must also be at least 2 × m). */
+export const VECTOR_GRAPH_LIMITS = {
+  m: { min: 2, max: 100 },
+  efConstruction: { min: 4, max: 1000 },
+} as const;
+
+/**
+ * A new dataset's graph parameters: its family's, with what the deployment chose over them
+ * (`VECTOR_GRAPH_M`, `VECTOR_GRAPH_EF_CONSTRUCTION`). A list shorter than twice the links is
+ * raised to it, as pgvector requires.
+ */
+export function vectorGraphFor(
+  embeddingModel: string,
+  overrides: Partial<VectorGraphParameters> = {},
+): VectorGraphParameters {
+  const graph = { ...defaultVectorGraph(embeddingModel), ...overrides };
+  return { m: graph.m, efConstruction: Math.max(graph.efConstruction, 2 * graph.m) };
+}
+
 type ModelFamily = "local" | "trained";
 
 function modelFamily(embeddingModel: string): ModelFamily {

@@ -1,12 +1,13 @@
 import { watchLauncherChain } from "../launcher-chain.ts";
 import { maskDatabaseUrl } from "../native-proxy/native-database.ts";
 import { startStack } from "../stack.ts";
+import { tuningVars } from "../tuning-vars.ts";
 
 /**
  * `pnpm dev`: the whole stack, on the embedded PGlite by default, or on the native PostgreSQL
  * of DATABASE_URL (pgvector >= 0.8) when it is set. Reads PORT, DATA_DIR, ADMIN_TOKEN,
- * DATABASE_URL, EMBEDDING_MODEL, OPENAI_API_KEY, OPENAI_BASE_URL, ALLOW_PRIVATE_URLS, and
- * VECTOR_GRAPH_BULK_MIN_ROWS (over the engine's default).
+ * DATABASE_URL, EMBEDDING_MODEL, OPENAI_API_KEY, OPENAI_BASE_URL, ALLOW_PRIVATE_URLS, and the
+ * indexing settings of `TUNING_VARS` (over the engine's defaults).
  */
 const env = process.env;
 const port = Number(env.PORT ?? 8787);
@@ -31,9 +32,7 @@ const stack = await startStack({
   openaiApiKey: env.OPENAI_API_KEY || undefined,
   openaiBaseUrl: env.OPENAI_BASE_URL || undefined,
   allowPrivateUrls: env.ALLOW_PRIVATE_URLS === "true",
-  ...(env.VECTOR_GRAPH_BULK_MIN_ROWS
-    ? { vars: { VECTOR_GRAPH_BULK_MIN_ROWS: env.VECTOR_GRAPH_BULK_MIN_ROWS } }
-    : {}),
+  vars: tuningVars(env),
   log: (line) => console.error(`[quarry] ${line}`),
 }).catch((error: unknown) => {
   console.error(`[quarry] failed to start: ${error instanceof Error ? error.message : error}`);

@@ -1,5 +1,6 @@
 import { createRoute, type OpenAPIHono, z } from "@hono/zod-openapi";
 import { createDataset, deleteDataset, getDataset, listDatasets } from "@quarry/core";
+import { vectorGraphOverrides } from "../env.ts";
 import type { HonoEnv } from "../http/hono-env.ts";
 import {
   errorResponses,
@@ -67,8 +68,10 @@ const deleteDatasetRoute = createRoute({
 
 export function registerDatasets(app: OpenAPIHono<HonoEnv>) {
   app.openapi(createDatasetRoute, async (c) => {
+    const { config } = c.var.services;
     const dataset = await createDataset(c.var.project, c.req.valid("json"), {
-      embeddingModel: c.var.services.config.EMBEDDING_MODEL,
+      embeddingModel: config.EMBEDDING_MODEL,
+      graph: vectorGraphOverrides(config),
     });
     return c.json(dataset, 201);
   });
