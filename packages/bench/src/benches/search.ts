@@ -7,6 +7,7 @@ import { startBenchTenant } from "../harness/bench-tenant.ts";
 import { measureSequential, runConcurrent } from "../harness/concurrency.ts";
 import { explainAnalyze, type PlanSummary } from "../harness/explain.ts";
 import type { HttpClient, Reply } from "../harness/http.ts";
+import { type QuietDatabase, waitForQuietDatabase } from "../harness/quiet-database.ts";
 import { fmt } from "../harness/report.ts";
 import { perSecond, round, type Summary, startTimer, summarize } from "../harness/stats.ts";
 import { createTextCorpus } from "../harness/text-corpus.ts";
@@ -117,6 +118,8 @@ export const searchBench: Bench = {
     const calibrated = await searchUntilCalibratedOnSearches(api, dataset.id, semantic, progress);
     load.calibration_on_searches = { searches: calibrated.searches, seconds: calibrated.seconds };
     const vectorIndex = calibrated.vector_index;
+    // Steady state: the load's autovacuum done, as minutes after a load in production.
+    if (target.databaseUrl) load.settled = await waitForQuietDatabase(target.databaseUrl, progress);
 
     const cases: Record<string, (i: number) => Promise<number>> = {
       // The floor every request pays before searching: a database connection, the key and
@@ -391,6 +394,7 @@ async function loadRows(
     index_catch_up_s: 0,
     e2_while_indexing: [] as SearchWhileIndexing[],
     calibration_on_searches: null as { searches: number; seconds: number } | null,
+    settled: null as QuietDatabase | null,
   };
 }
 
