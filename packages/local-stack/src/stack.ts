@@ -198,6 +198,9 @@ async function openEmbedded(
       DATABASE_TIMEOUT_SECONDS: "180",
       // A bulk graph build would hold the one session for minutes: graphs grow row by row.
       VECTOR_GRAPH_BULK_MIN_ROWS: "0",
+      // ...on that same session, so they are the cheap ones (core `VECTOR_GRAPH_DEFAULTS`).
+      VECTOR_GRAPH_M: "16",
+      VECTOR_GRAPH_EF_CONSTRUCTION: "64",
     },
     async close() {
       await maintenance.stop();

@@ -1,7 +1,17 @@
-import { describe, expect, it } from "vitest";
+import { describe, expect, inject, it } from "vitest";
 import { call, expectEnvelope } from "./support/client.ts";
 import { postDataset, upsertRows } from "./support/seed.ts";
 import { createTenant } from "./support/tenant.ts";
+
+/**
+ * The graph parameters of a new `local/hash` dataset: the family's denser graph on native
+ * PostgreSQL, the cheap one `pnpm dev` sets on PGlite (core `VECTOR_GRAPH_DEFAULTS`).
+ */
+const GRAPH = {
+  native: { m: 24, ef_construction: 128 },
+  pglite: { m: 16, ef_construction: 64 },
+  "": { m: expect.any(Number), ef_construction: expect.any(Number) },
+}[inject("databaseEngine")];
 
 describe("datasets API", () => {
   it("creates, lists, gets and deletes a dataset", async () => {
@@ -33,8 +43,7 @@ describe("datasets API", () => {
         recall_at_10: null,
         measured_rows: null,
         measured_on: null,
-        m: 16,
-        ef_construction: 64,
+        ...GRAPH,
       },
     });
     expect((await call("/api/datasets", { token: key })).body).toEqual([created.body]);

@@ -59,21 +59,24 @@ export interface VectorGraphParameters {
  */
 export const VECTOR_GRAPH_DEFAULTS: Record<ModelFamily, VectorGraphParameters> = {
   /**
-   * `local/*`: pgvector's defaults, although its near-ties would want a denser graph.
-   * Measured on 100k vectors of the search benchmark's corpus (native PostgreSQL, bulk-built
-   * graphs), recall@10 at list sizes 200 / 1,000 for two kinds of query: three topic words
-   * (the benchmark's) and 3–6 consecutive words of a stored text (calibration's, far harder):
-   * - m 16 / ef_construction 64: topic 0.89 / 0.978, phrase 0.63 / 0.90;
-   * - m 24 / ef_construction 128: topic 0.968 / 0.998, phrase 0.845 / 0.968; built 2.2× slower;
-   * - m 24 / ef_construction 200: topic 0.978 / 0.997, phrase 0.855 / 0.97; 3.2× slower;
-   * - m 32 / ef_construction 80: topic 0.975 at 200, but grown row by row (as the backlog
-   *   indexer grows it) phrase 0.94 at 1,000: a list barely longer than the 64 links it fills.
-   * Calibration's phrases need the ceiling (1,000) on every one of them at 100k, where the
-   * denser graph costs ~1.2× more a search; and `pnpm dev`'s embedded Postgres, where this
-   * family is used, grew 24 / 128 graphs half as fast and took 22 % longer to make a 4 MB CSV
-   * ready (the indexer shares its one connection). The dev embedder keeps the cheap graph.
+   * `local/*`: a denser graph than pgvector's defaults, for its near-ties. Measured on 100k
+   * vectors of the search benchmark's corpus (native PostgreSQL, one-pass builds, 100 queries
+   * of three topic words, as searches are and as calibration now measures them), recall@10 and
+   * the statement's p50 at list sizes 250 / 500 / 1,000:
+   * - m 16 / ef_construction 64: 0.90 / 0.953 / 0.982, 4.7 / 6.7 / 12.4 ms; built in 50 s;
+   * - m 24 / ef_construction 128: 0.974 / 0.988 / 0.991, 6.4 / 9.2 / 13.9 ms; built in 117 s;
+   * - m 24 / ef_construction 200: 0.978 at 250 (6.7 ms); built in 156 s;
+   * - m 32 / ef_construction 128: 0.98 at 250 (9.1 ms); built in 147 s.
+   * Calibrated (recall@10 ≥ 0.97 on the dataset's searches) m 16 needs 1,000 and m 24 / 128
+   * needs 250: through the API, E2 went from 19.3 to 12.9 ms (p50, paired with the raw
+   * statement) and from 79 to 121 searches/s from 8 clients, and the mixed load from 97 to 115
+   * requests/s, although each graph insert costs twice as much. With phrases of stored texts
+   * (calibration's queries before a dataset has been searched) both need the ceiling.
+   * `pnpm dev` on PGlite sets 16 / 64 (`VECTOR_GRAPH_M`, `VECTOR_GRAPH_EF_CONSTRUCTION`):
+   * there the indexer grows graphs on the one session that serves requests, and 24 / 128
+   * graphs grew half as fast and took 22 % longer to make a 4 MB CSV ready.
    */
-  local: { m: 16, efConstruction: 64 },
+  local: { m: 24, efConstruction: 128 },
   /** trained embeddings: pgvector's defaults, which their published recall figures use */
   trained: { m: 16, efConstruction: 64 },
 };

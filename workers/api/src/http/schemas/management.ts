@@ -105,13 +105,13 @@ export const DatasetDetailSchema = DatasetSchema.extend({
         .number()
         .int()
         .describe(
-          "HNSW links per vector (pgvector's m) the graph was built with, chosen by the embedding model's family when the dataset was created (today 16, pgvector's default, for every family).",
+          "HNSW links per vector (pgvector's m) the graph was built with, chosen when the dataset was created: by the embedding model's family (16, pgvector's default, for trained models; 24 for local/*, whose vectors need a denser graph), unless the deployment sets VECTOR_GRAPH_M.",
         ),
       ef_construction: z
         .number()
         .int()
         .describe(
-          "HNSW candidate list size while linking (pgvector's ef_construction) the graph was built with (today 64, pgvector's default, for every family).",
+          "HNSW candidate list size while linking (pgvector's ef_construction) the graph was built with: 64, pgvector's default, for trained models; 128 for local/*; or the deployment's VECTOR_GRAPH_EF_CONSTRUCTION.",
         ),
     })
     .describe("State of the dataset's vector index"),
