@@ -5,6 +5,7 @@ import {
   indexVectorBacklog,
   searchRows,
   upsertRows,
+  VECTOR_GRAPH_DEFAULTS,
 } from "../src/index.ts";
 import { SEARCH_TEXTS as TEXTS } from "./fixtures/search-texts.ts";
 import { checkInvariants } from "./support/invariants.ts";
@@ -85,7 +86,9 @@ describe("migration 0017 on a database with graph vectors", () => {
           dataset_id: indexed.id,
           attached: true,
           graph: expect.stringMatching(
-            /USING hnsw .*vector\(384\).*m='?16'?.*ef_construction='?64/,
+            new RegExp(
+              `USING hnsw .*vector\\(384\\).*m='?${VECTOR_GRAPH_DEFAULTS.local.m}'?.*ef_construction='?${VECTOR_GRAPH_DEFAULTS.local.efConstruction}'`,
+            ),
           ),
           vectors: 4,
           analyzed: true,
