@@ -83,7 +83,8 @@ type Tuned = Pick<
  * with the dataset's own model. (Synthetic vectors mislead in both directions: the sum of two
  * unrelated stored vectors needs ef_search 1000 for 0.95 at 100k `local/hash` rows, a stored
  * vector nudged towards a neighbour reaches 0.97 at 100, while short text queries need 640
- * there; and phrases are harder than three topic words, which reach 0.957 at 400.) Each query
+ * there; and phrases are harder than three topic words: 400 against 250 at 100k rows for
+ * 0.97, query-samples.ts.) Each query
  * is ranked exactly
  * over the graph's vectors and then by the graph itself at increasing list sizes (`ladder`),
  * through the statement E2 uses (`SemanticSearch.graphSql`, settings applied by its LIMIT), so

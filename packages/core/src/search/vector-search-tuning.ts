@@ -28,7 +28,7 @@ export const EF_SEARCH_DEFAULTS = {
    * low-dimensional structure for the graph to follow, and a short query's neighbours are many
    * near-ties spread through the graph: the list must be long. Below 1,000 vectors any list
    * of 40+ walks most of the graph; from there on calibration measures it (on the search
-   * benchmark's corpus, 160 at 3k rows, 1,000 at 100k rows).
+   * benchmark's corpus at 100k rows: 250 on its searches, 400 on phrases of its texts).
    */
   local: 400,
   /**
@@ -71,7 +71,8 @@ export const VECTOR_GRAPH_DEFAULTS: Record<ModelFamily, VectorGraphParameters> =
    * needs 250: through the API, E2 went from 19.3 to 12.9 ms (p50, paired with the raw
    * statement) and from 79 to 121 searches/s from 8 clients, and the mixed load from 97 to 115
    * requests/s, although each graph insert costs twice as much. With phrases of stored texts
-   * (calibration's queries before a dataset has been searched) both need the ceiling.
+   * (calibration's queries before a dataset has been searched) m 16 reached only 0.89 at the
+   * ceiling, m 24 / 128 0.973 at 400.
    * `pnpm dev` on PGlite sets 16 / 64 (`VECTOR_GRAPH_M`, `VECTOR_GRAPH_EF_CONSTRUCTION`):
    * there the indexer grows graphs on the one session that serves requests, and 24 / 128
    * graphs grew half as fast and took 22 % longer to make a 4 MB CSV ready.
