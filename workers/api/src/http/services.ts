@@ -83,6 +83,9 @@ export function createServices(
   };
   const providers = providerEnv(config);
   const deferred: Promise<unknown>[] = [];
+  // Started by `close`, once the reply is out: work that must not compete with the request's
+  // own statements (on PGlite it would queue before them) nor count in its Server-Timing.
+  const afterReply: (() => Promise<unknown>)[] = [];
   const enqueue = queueSender(config.INGEST_QUEUE);
   const indexVectorsSoon = (projectId: string, datasetId: string) => {
     const delaySeconds = indexRequests.claim(datasetId);
@@ -107,7 +110,7 @@ export function createServices(
   const querySamples = (projectId: string): QuerySampler => ({
     offer: (dataset, vector) => {
       if (!querySampleGate.claim(dataset.id)) return;
-      deferred.push(
+      afterReply.push(() =>
         recordQuerySample(db(), dataset, vector).then(
           (held) => {
             if (samplesCallForCalibration(dataset, held + 1)) {
@@ -147,6 +150,7 @@ export function createServices(
       deferred.push(task);
     },
     close: async () => {
+      for (const task of afterReply.splice(0)) deferred.push(task());
       // Deferred work may defer more (a query sample asks for a calibration): wait for all.
       for (let settled = 0; settled < deferred.length; ) {
         const pending = deferred.slice(settled);
