@@ -1,16 +1,17 @@
 import type { QueueMessage } from "@quarry/core";
 import {
   bindingsValidator,
+  log,
   openDatabase,
   openGraphBuildSession,
   providerEnv,
   queueSender,
   r2SourceReader,
+  reasonOf,
 } from "@quarry/worker-kit";
 import { ingestEnvSchema } from "./env.ts";
 import type { HandlerDeps } from "./handler.ts";
 import { type IngestHandlers, ingestHandlers } from "./handlers/index.ts";
-import { log, reasonOf } from "./log.ts";
 import { applyOutcome, backoffSeconds, type Outcome, retryAfter } from "./outcome.ts";
 import { routeMessage } from "./route-message.ts";
 

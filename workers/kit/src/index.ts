@@ -1,5 +1,6 @@
 export * from "./database.ts";
 export * from "./graph-build-session.ts";
+export * from "./log.ts";
 export * from "./node-dns-resolver.ts";
 export * from "./provider-env.ts";
 export * from "./queue-sender.ts";

@@ -75,3 +75,9 @@ function integerLiteral(vector: readonly number[], factor: number): string {
 export function scaledVectorSql(integers: SQL, exponent: number, dimensions: number): SQL {
   return sql`(${integers}::int4[]::vector * (SELECT array_fill(power(2::float8, ${-exponent}::int)::real, ARRAY[${dimensions}::int])::vector))`;
 }
+
+/** One vector as `scaledVectorSql` builds it, scaled on its own (a query's, a sample's). */
+export function scaledVectorOf(vector: readonly number[], dimensions: number): SQL {
+  const scaled = scaleVectors([vector]);
+  return scaledVectorSql(sql`${scaled.integers[0]}`, scaled.exponent, dimensions);
+}

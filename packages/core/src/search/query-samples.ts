@@ -1,7 +1,7 @@
 import type { Database } from "@quarry/db";
 import { sql } from "drizzle-orm";
 import type { DatasetRecord } from "../datasets/dataset-view.ts";
-import { scaledVectorSql, scaleVectors } from "../rows/vector-transfer.ts";
+import { scaledVectorOf } from "../rows/vector-transfer.ts";
 import { queryRows } from "./query-rows.ts";
 
 /**
@@ -49,12 +49,7 @@ export async function recordQuerySample(
   vector: readonly number[],
   slot: number = Math.floor(Math.random() * QUERY_SAMPLES.slots),
 ): Promise<number> {
-  const scaled = scaleVectors([vector]);
-  const embedding = scaledVectorSql(
-    sql`${scaled.integers[0]}`,
-    scaled.exponent,
-    dataset.dimensions,
-  );
+  const embedding = scaledVectorOf(vector, dataset.dimensions);
   const [row] = await queryRows<{ held: number | string }>(
     db,
     sql`WITH held AS (SELECT count(*) AS n FROM search_query_samples WHERE dataset_id = ${dataset.id}),

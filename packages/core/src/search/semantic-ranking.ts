@@ -1,6 +1,6 @@
 import { type SQL, sql } from "drizzle-orm";
 import type { DatasetRecord } from "../datasets/dataset-view.ts";
-import { scaledVectorSql, scaleVectors } from "../rows/vector-transfer.ts";
+import { scaledVectorOf } from "../rows/vector-transfer.ts";
 import { type QueryText, queryText } from "./query-text.ts";
 import { vectorExpression, vectorType } from "./search-indexes.ts";
 import { datasetEfSearch, MAX_EF_SEARCH, VECTOR_SEARCH_TUNING } from "./vector-search-tuning.ts";
@@ -30,12 +30,7 @@ export class SemanticSearch {
 
   /** `quarry_query_vector(v)`: the query's vector, for `queryVector`. */
   queryVectorCte(): SQL {
-    const scaled = scaleVectors([this.#vector]);
-    const vector = scaledVectorSql(
-      sql`${scaled.integers[0]}`,
-      scaled.exponent,
-      this.dataset.dimensions,
-    );
+    const vector = scaledVectorOf(this.#vector, this.dataset.dimensions);
     return sql`quarry_query_vector AS MATERIALIZED (
       SELECT ${vector}::${sql.raw(vectorType(this.dataset.dimensions))} AS v)`;
   }

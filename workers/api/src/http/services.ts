@@ -15,11 +15,13 @@ import {
 import type { Database } from "@quarry/db";
 import {
   createNodeDnsResolver,
+  log,
   openDatabase,
   providerEnv,
   type QueueSender,
   queueSender,
   r2FileStore,
+  reasonOf,
 } from "@quarry/worker-kit";
 import type { Bindings, Config } from "../env.ts";
 
@@ -94,14 +96,10 @@ export function createServices(
     deferred.push(
       enqueue(message, { delaySeconds }).catch((error: unknown) => {
         indexRequests.release(datasetId);
-        console.log(
-          JSON.stringify({
-            level: "warn",
-            msg: "could not ask for vector indexing",
-            dataset: datasetId,
-            reason: error instanceof Error ? error.message : String(error),
-          }),
-        );
+        log("warn", "could not ask for vector indexing", {
+          dataset: datasetId,
+          reason: reasonOf(error),
+        });
       }),
     );
   };
@@ -118,14 +116,10 @@ export function createServices(
             }
           },
           (error: unknown) => {
-            console.log(
-              JSON.stringify({
-                level: "warn",
-                msg: "could not keep a query sample",
-                dataset: dataset.id,
-                reason: error instanceof Error ? error.message : String(error),
-              }),
-            );
+            log("warn", "could not keep a query sample", {
+              dataset: dataset.id,
+              reason: reasonOf(error),
+            });
           },
         ),
       );

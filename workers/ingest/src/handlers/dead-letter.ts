@@ -1,6 +1,6 @@
 import { abandonedReason, markDocumentFailed, type QueueMessage } from "@quarry/core";
+import { log } from "@quarry/worker-kit";
 import type { MessageHandler } from "../handler.ts";
-import { log } from "../log.ts";
 import { ack } from "../outcome.ts";
 
 /**

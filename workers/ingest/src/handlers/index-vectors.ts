@@ -5,8 +5,8 @@ import {
   type VectorIndexMessage,
   vectorIndexTurn,
 } from "@quarry/core";
+import { log, reasonOf } from "@quarry/worker-kit";
 import type { HandlerDeps, MessageHandler } from "../handler.ts";
-import { log, reasonOf } from "../log.ts";
 import { ack, backoffSeconds, retryAfter } from "../outcome.ts";
 
 /**

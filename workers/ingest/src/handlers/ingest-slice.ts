@@ -6,8 +6,8 @@ import {
   noteIngestRetry,
   runIngestSlice,
 } from "@quarry/core";
+import { log } from "@quarry/worker-kit";
 import type { MessageHandler } from "../handler.ts";
-import { log } from "../log.ts";
 import { ack, backoffSeconds, retryAfter } from "../outcome.ts";
 
 /**

@@ -1,5 +1,5 @@
+import { log } from "@quarry/worker-kit";
 import type { MessageHandler } from "../handler.ts";
-import { log } from "../log.ts";
 import { ack } from "../outcome.ts";
 
 /** A body that fails the message contract, and why (zod's issues, one line). */
