@@ -74,7 +74,8 @@ type Tuned = Pick<
  * phrases (below) can be made on the dataset's own searches. Deciding costs one small
  * statement (the dataset's row, its keyword statistics, which count the rows that have text,
  * i.e. the embedded ones, and how many searches it keeps), so the vector indexer calls this
- * after every drained backlog.
+ * after every batch it moves into a valid graph, drained or not: the measurement itself waits
+ * until the graph (not the dataset) holds the size that is due.
  *
  * The measurement's queries are the dataset's own: the query vectors of its recent searches
  * (`search_query_samples`, query-samples.ts) once it keeps `QUERY_SAMPLES.minForCalibration`
