@@ -10,8 +10,9 @@ import {
 
 /**
  * A database session for the statements of a bulk graph build, which cannot run in a
- * transaction (`CREATE INDEX CONCURRENTLY`, `DROP INDEX CONCURRENTLY`) and may run for minutes.
- * The runtime opens it (the ingest worker: a connection of its own with a longer deadline).
+ * transaction (`CREATE INDEX CONCURRENTLY`, `DROP INDEX CONCURRENTLY`) and may run for minutes,
+ * and for the backlog's `VACUUM` (`reclaimVectorBacklog`). The runtime opens it (the ingest
+ * worker: a connection of its own with a longer deadline).
  */
 export interface GraphBuildSession {
   execute(statement: string): Promise<void>;

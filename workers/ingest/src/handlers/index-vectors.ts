@@ -2,6 +2,7 @@ import {
   calibrateEfSearch,
   foldKeywordDeltas,
   indexVectors,
+  reclaimVectorBacklog,
   type VectorIndexMessage,
   vectorIndexTurn,
 } from "@quarry/core";
@@ -43,6 +44,7 @@ export const handleIndexVectors: MessageHandler<VectorIndexMessage> = async (
       builds: deps.graphBuilds,
     });
     log("info", "vectors indexed", { dataset: message.datasetId, folded, ...progress });
+    if (progress.indexed > 0) await reclaim(message, deps);
     if (progress.graph === "building") {
       // Another indexer's bulk build: it calibrates when it is done; this looks again later
       // in case that build is cut short (its own message is then retried too).
@@ -65,6 +67,21 @@ export const handleIndexVectors: MessageHandler<VectorIndexMessage> = async (
     return retryAfter(backoffSeconds(delivery.attempts));
   }
 };
+
+/**
+ * The backlog's pages freed at once (`reclaimVectorBacklog`) rather than at autovacuum's next
+ * look. Only logged when it fails: the rows are in the graph either way.
+ */
+async function reclaim(message: VectorIndexMessage, deps: HandlerDeps): Promise<void> {
+  try {
+    await reclaimVectorBacklog(deps.graphBuilds.session);
+  } catch (error) {
+    log("warn", "vector backlog vacuum failed", {
+      dataset: message.datasetId,
+      reason: reasonOf(error),
+    });
+  }
+}
 
 /**
  * Measures the candidate list size the graph needs when it has grown enough since the last
