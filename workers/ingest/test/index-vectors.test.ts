@@ -64,25 +64,28 @@ function indexVectorsMessage(datasetId: string) {
   return { v: 1, kind: "index-vectors", projectId: project.projectId, datasetId };
 }
 
-// First in the file: the table must hold no other dataset's waiting rows for its last pages
-// to be given back.
 describe("an index-vectors message that moves the whole backlog", () => {
-  it("gives the backlog's pages back at once, not at autovacuum's next look", async () => {
+  it("frees the backlog's pages at once, for the rows written next", async () => {
     const dataset = await createDataset(
       project,
       { name: "queue" },
       { embeddingModel: "local/hash" },
     );
-    await upsertRows(project, dataset.id, {
-      document_id: "burst",
-      rows: Array.from({ length: 300 }, (_, i) => ({ data: { text: text(i) } })),
-    });
-    expect(await backlogPages()).toBeGreaterThan(10);
+    const burst = async (name: string) =>
+      upsertRows(project, dataset.id, {
+        document_id: name,
+        rows: Array.from({ length: 300 }, (_, i) => ({ data: { text: text(i) } })),
+      });
+    await burst("first");
+    const pages = await backlogPages();
+    expect(pages).toBeGreaterThan(10);
     const { id, result } = await consumer.deliver("quarry-ingest", indexVectorsMessage(dataset.id));
     expect(result.explicitAcks).toStrictEqual([id]);
     expect(await stateOf(dataset.id)).toMatchObject({ graph_rows: 300, pending: 0 });
-    // Vacuumed, and its emptied pages cut off the end of the table.
-    expect(await backlogPages()).toBe(0);
+    // The next 300 waiting rows fill the pages the first left (unvacuumed, the table doubles).
+    await burst("second");
+    expect(await stateOf(dataset.id)).toMatchObject({ pending: 300 });
+    expect(await backlogPages()).toBeLessThanOrEqual(pages);
   });
 });
 
