@@ -30,6 +30,10 @@ export function saturatedTf(tf: SQL, length: SQL, avgdl: SQL): SQL {
  * - `<p>_terms(term, idf, frequency)`: the query terms the dataset has, idf × query weight,
  *   and in how many units each occurs.
  * Terms the dataset has never seen score nothing and are left out, as in Lucene.
+ * Each query term is looked up on its own (a lateral join on both key columns): written as
+ * `term = ANY (…)`, Postgres kept only `dataset_id` as the index condition whenever its
+ * estimate for the dataset was low, and read every term of the dataset (1,739 at 12k rows,
+ * 0.9 ms of a 12 ms hybrid search).
  */
 export function keywordTermsCtes(datasetId: string, query: string, unit: "row" | "document"): SQL {
   const p = sql.raw(unit === "row" ? "row" : "doc");
@@ -52,15 +56,15 @@ export function keywordTermsCtes(datasetId: string, query: string, unit: "row" |
     SELECT t.term, t.frequency,
            q.weight * ln(1 + (s.n - t.frequency + 0.5) / (t.frequency + 0.5)) AS idf
     FROM (
-      SELECT x.term, sum(x.frequency)::integer AS frequency
-      FROM (
-        SELECT term, ${frequency} AS frequency FROM keyword_terms
-        WHERE dataset_id = ${datasetId} AND term = ANY (ARRAY(SELECT term FROM ${p}_query))
+      SELECT q.term, sum(x.frequency)::integer AS frequency
+      FROM ${p}_query q CROSS JOIN LATERAL (
+        SELECT ${frequency} AS frequency FROM keyword_terms
+        WHERE dataset_id = ${datasetId} AND term = q.term
         UNION ALL
-        SELECT term, ${frequency} FROM keyword_term_deltas
-        WHERE dataset_id = ${datasetId} AND term = ANY (ARRAY(SELECT term FROM ${p}_query))
+        SELECT ${frequency} FROM keyword_term_deltas
+        WHERE dataset_id = ${datasetId} AND term = q.term
       ) x
-      GROUP BY x.term
+      GROUP BY q.term
     ) t
     JOIN ${p}_query q ON q.term = t.term
     CROSS JOIN ${p}_stats s
