@@ -18,9 +18,9 @@ const WHILE_INDEXING_SAMPLES = 5;
 /**
  * Seconds from now until no row of the dataset waits for its HNSW graph and the graph is valid
  * (a bulk build empties the backlog when it starts), and the graph's state then. The ingest
- * worker measures the graph's `ef_search` once the backlog drains (when it has doubled since
- * the last measurement): this waits for that too (at most 5 minutes), so the searches below
- * run with the value the dataset keeps.
+ * worker measures the graph's `ef_search` after the batches it moves (when the graph has
+ * doubled since the last measurement): this waits for that too (at most 5 minutes), so the
+ * searches below run with the value the dataset keeps.
  */
 export async function waitForVectorIndex(
   api: QuarryApi,

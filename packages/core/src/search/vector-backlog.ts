@@ -1,6 +1,7 @@
 import type { Database } from "@quarry/db";
 import { sql } from "drizzle-orm";
 import { queryRows } from "./query-rows.ts";
+import type { GraphBuildSession } from "./vector-graph-builds.ts";
 
 /**
  * Rows moved from the backlog into the graph per statement. Each statement holds the embedded
@@ -58,9 +59,7 @@ export async function indexVectorBacklog(
  * them off needs the table to itself for a moment, which busy searches never leave free: vacuum
  * then retries for up to 5 s.
  */
-export async function reclaimVectorBacklog(session: {
-  execute(statement: string): Promise<void>;
-}): Promise<void> {
+export async function reclaimVectorBacklog(session: GraphBuildSession): Promise<void> {
   await session.execute("VACUUM (SKIP_LOCKED, TRUNCATE false) vector_backlog");
 }
 
