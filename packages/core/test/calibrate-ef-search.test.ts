@@ -18,6 +18,7 @@ import {
   type QuerySampler,
   queryPhrases,
   type RowSearchInput,
+  recallBound,
   recordQuerySample,
   requireDataset,
   SemanticSearch,
@@ -145,6 +146,7 @@ describe("ef_search calibration", () => {
       recall_at_10: null,
       measured_rows: null,
       measured_on: null,
+      measured_queries: null,
       m: VECTOR_GRAPH_DEFAULTS.local.m,
       ef_construction: VECTOR_GRAPH_DEFAULTS.local.efConstruction,
     });
@@ -161,8 +163,9 @@ describe("ef_search calibration", () => {
     expect(EF_SEARCH_CALIBRATION.ladder).toContain(first.efSearch);
     expect(first.efSearch).toBeLessThanOrEqual(MAX_EF_SEARCH);
     if (first.efSearch < MAX_EF_SEARCH) {
-      expect(first.recall).toBeGreaterThanOrEqual(EF_SEARCH_CALIBRATION.targetRecall);
+      expect(first.lowerBound).toBeGreaterThanOrEqual(EF_SEARCH_CALIBRATION.promisedRecall);
     }
+    expect(first.recall).toBeGreaterThanOrEqual(first.lowerBound);
     const [stored] = await rowsOf<Record<string, unknown>>(
       sql`SELECT ef_search, ef_search_recall, ef_search_rows, ef_search_measured_at
           FROM datasets WHERE id = ${id}`,
@@ -177,6 +180,7 @@ describe("ef_search calibration", () => {
       recall_at_10: first.recall,
       measured_rows: 2000,
       measured_on: "stored_texts",
+      measured_queries: EF_SEARCH_CALIBRATION.queries,
       m: VECTOR_GRAPH_DEFAULTS.local.m,
       ef_construction: VECTOR_GRAPH_DEFAULTS.local.efConstruction,
     });
@@ -194,6 +198,24 @@ describe("ef_search calibration", () => {
     const second = await calibrateEfSearch(ctx, id);
     expect(second).toMatchObject({ measured: true, rows: 4000, stored: true });
     expect((await getDataset(ctx, id)).vector_index.measured_rows).toBe(4000);
+  });
+});
+
+describe("the recall a calibration accepts", () => {
+  it("is bounded below by the sample's spread: a small sample needs more headroom than a large one", () => {
+    // 27 queries find all 10 neighbours, 3 find 7: recall 0.97 either way
+    const sample = [...Array(27).fill(10), 7, 7, 7];
+    expect(recallBound(sample, 10)).toEqual({ recall: 0.97, lowerBound: 0.9425 });
+    const fourTimes = [...sample, ...sample, ...sample, ...sample];
+    expect(recallBound(fourTimes, 10)).toEqual({ recall: 0.97, lowerBound: 0.9564 });
+    // so the same list size fails the promise on 30 queries and meets it on 120
+    expect(recallBound(sample, 10).lowerBound).toBeLessThan(EF_SEARCH_CALIBRATION.promisedRecall);
+    expect(recallBound(fourTimes, 10).lowerBound).toBeGreaterThanOrEqual(
+      EF_SEARCH_CALIBRATION.promisedRecall,
+    );
+    // queries that agree: the bound is the recall
+    expect(recallBound(Array(30).fill(9), 10)).toEqual({ recall: 0.9, lowerBound: 0.9 });
+    expect(recallBound([], 10)).toEqual({ recall: 0, lowerBound: 0 });
   });
 });
 
@@ -251,19 +273,56 @@ describe("ef_search measured on the dataset's own searches", () => {
       recall_at_10: again.recall,
       measured_rows: 1500,
       measured_on: "searches",
+      measured_queries: enough,
     });
-    // Measured on searches: not again until the graph doubles.
+    // Measured on 30 searches: not again until it keeps twice as many, or the graph doubles.
     const remeasured = await requireDataset({ ...ctx, loaded: new Map() }, id);
-    expect(samplesCallForCalibration(remeasured, QUERY_SAMPLES.slots)).toBe(false);
+    expect(remeasured.efSearchQueryCount).toBe(enough);
+    expect(samplesCallForCalibration(remeasured, 2 * enough - 1)).toBe(false);
+    expect(samplesCallForCalibration(remeasured, 2 * enough)).toBe(true);
     expect(await calibrateEfSearch(ctx, id)).toMatchObject({ measured: false, reason: "not_due" });
+    for (let i = enough + 1; i < 2 * enough; i++)
+      await searchRows(searching, id, { query: query(i), alpha: 1 });
+    expect(await calibrateEfSearch(ctx, id)).toMatchObject({ measured: false, reason: "not_due" });
+    await searchRows(searching, id, { query: query(2 * enough), alpha: 1 });
+    expect(await Promise.all(kept)).toHaveLength(2 * enough);
+    const doubled = await calibrateEfSearch(ctx, id);
+    expect(doubled).toMatchObject({ measured: true, queries: 2 * enough, stored: true });
+    expect((await getDataset(ctx, id)).vector_index.measured_queries).toBe(2 * enough);
 
     // What the calibration read back is what the searches embedded (to float4's precision).
     const samples = await loadQuerySamples(database.db, id);
-    expect(samples).toHaveLength(enough);
+    expect(samples).toHaveLength(2 * enough);
     for (const vector of offered) {
       const match = samples.find((s) => s.every((x, j) => Math.abs(x - (vector[j] ?? 0)) < 1e-6));
       expect(match).toBeDefined();
     }
+  });
+
+  it("are measured again on twice the searches, until a full ring has been ranked", () => {
+    const slots = QUERY_SAMPLES.slots;
+    const measured = (count: number | null) => ({
+      efSearchRows: 5000,
+      efSearchQueries: "searches" as const,
+      efSearchQueryCount: count,
+    });
+    expect(samplesCallForCalibration(measured(60), 119)).toBe(false);
+    expect(samplesCallForCalibration(measured(60), 120)).toBe(true);
+    // twice would not fit: the full ring
+    expect(samplesCallForCalibration(measured(100), slots - 1)).toBe(false);
+    expect(samplesCallForCalibration(measured(100), slots)).toBe(true);
+    expect(samplesCallForCalibration(measured(slots), slots)).toBe(false);
+    // measured before the count was kept: as if on the fewest searches measured on
+    expect(samplesCallForCalibration(measured(null), 2 * QUERY_SAMPLES.minForCalibration)).toBe(
+      true,
+    );
+    // never measured: the graph's size decides, not the samples
+    expect(
+      samplesCallForCalibration(
+        { efSearchRows: null, efSearchQueries: null, efSearchQueryCount: null },
+        slots,
+      ),
+    ).toBe(false);
   });
 
   it("keeps at most a ring's worth per dataset, and none for a dataset that is gone", async () => {
@@ -274,14 +333,30 @@ describe("ef_search measured on the dataset's own searches", () => {
       { embeddingModel: "local/hash" },
     );
     const vector = [1, 0, 0, 0, 0, 0, 0, 0];
-    for (let i = 0; i < QUERY_SAMPLES.slots * 2; i++) {
-      await recordQuerySample(database.db, dataset, vector);
+    const slotsTaken = async () =>
+      (
+        await rowsOf<{ slot: number }>(
+          sql`SELECT slot FROM search_query_samples WHERE dataset_id = ${dataset.id} ORDER BY slot`,
+        )
+      ).map((r) => Number(r.slot));
+    // The ring fills slot by slot, each sample saying how many were held before it ...
+    for (let i = 0; i < QUERY_SAMPLES.slots; i++) {
+      expect(await recordQuerySample(database.db, dataset, vector)).toBe(i);
     }
-    const [held] = await rowsOf<{ n: string }>(
-      sql`SELECT count(*) AS n FROM search_query_samples WHERE dataset_id = ${dataset.id}`,
+    expect(await slotsTaken()).toEqual(Array.from({ length: QUERY_SAMPLES.slots }, (_, i) => i));
+    // ... and a full ring is overwritten in place.
+    for (let i = 0; i < 20; i++) {
+      expect(await recordQuerySample(database.db, dataset, vector)).toBe(QUERY_SAMPLES.slots);
+    }
+    expect(await slotsTaken()).toHaveLength(QUERY_SAMPLES.slots);
+    // A gap (a ring filled at random before slots were taken in order) is filled first.
+    await database.db.execute(
+      sql`DELETE FROM search_query_samples WHERE dataset_id = ${dataset.id} AND slot IN (5, 77)`,
     );
-    expect(Number(held?.n)).toBeGreaterThan(0);
-    expect(Number(held?.n)).toBeLessThanOrEqual(QUERY_SAMPLES.slots);
+    await recordQuerySample(database.db, dataset, vector);
+    expect(await slotsTaken()).toContain(5);
+    expect(await slotsTaken()).not.toContain(77);
+    expect(await slotsTaken()).toHaveLength(QUERY_SAMPLES.slots - 1);
     await expect(
       recordQuerySample(database.db, { id: "ds_gone", dimensions: 8 }, vector),
     ).rejects.toThrow();

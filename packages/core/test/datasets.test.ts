@@ -65,6 +65,7 @@ describe("datasets", () => {
         recall_at_10: null,
         measured_rows: null,
         measured_on: null,
+        measured_queries: null,
         m: VECTOR_GRAPH_DEFAULTS.local.m,
         ef_construction: VECTOR_GRAPH_DEFAULTS.local.efConstruction,
       },

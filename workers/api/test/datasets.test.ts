@@ -43,6 +43,7 @@ describe("datasets API", () => {
         recall_at_10: null,
         measured_rows: null,
         measured_on: null,
+        measured_queries: null,
         ...GRAPH,
       },
     });
@@ -127,6 +128,7 @@ describe("datasets API", () => {
         expect(vector_index.recall_at_10).toBeGreaterThan(0);
         // No search yet: measured on phrases of the stored texts.
         expect(vector_index.measured_on).toBe("stored_texts");
+        expect(vector_index.measured_queries).toBe(30);
         break;
       }
       if (Date.now() > deadline) throw new Error(`not measured: ${JSON.stringify(vector_index)}`);
@@ -151,6 +153,8 @@ describe("datasets API", () => {
         expect(vector_index.recall_at_10).toBeGreaterThan(0);
         // at least 30 searches, a sample at most every 200 ms: not before 6 s of searching
         expect(i + 1).toBeGreaterThanOrEqual(30);
+        expect(vector_index.measured_queries).toBeGreaterThanOrEqual(30);
+        expect(vector_index.measured_queries).toBeLessThanOrEqual(i + 1);
         break;
       }
       if (Date.now() > searchDeadline) {

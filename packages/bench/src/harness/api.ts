@@ -23,6 +23,8 @@ export interface Dataset {
     measured_rows: number | null;
     /** the queries it was measured on: the dataset's own searches, or phrases of its texts */
     measured_on: "searches" | "stored_texts" | null;
+    /** how many queries that measurement ranked */
+    measured_queries: number | null;
   };
 }
 

@@ -1,3 +1,4 @@
+import { QUERY_SAMPLES } from "@quarry/core";
 import type { Dataset, QuarryApi } from "./api.ts";
 import { fmt } from "./report.ts";
 import { round, startTimer, summarize } from "./stats.ts";
@@ -94,10 +95,12 @@ const CALIBRATION_ON_SEARCHES_TIMEOUT_MS = 300_000;
 
 /**
  * Searches the dataset sequentially (`search(i)`, distinct queries) until its `ef_search` has
- * been measured on its own searches (`measured_on: "searches"`): the API keeps a few query
- * vectors a second, and once the dataset holds 30 the ingest worker measures again on them.
- * A dataset in production serves most searches after that point; a benchmark that measured
- * before it would report the list size chosen for phrases of the stored texts instead.
+ * been measured on a full ring of its own searches (`measured_on: "searches"`, on
+ * `QUERY_SAMPLES.slots` of them): the API keeps a few query vectors a second, the ingest worker
+ * measures on them from 30 on, and again each time the dataset keeps twice as many. A dataset
+ * in production serves most searches after that point; a benchmark that measured before it
+ * would report the list size chosen for phrases of the stored texts, or for a sample too
+ * small to choose well (query-samples.ts).
  */
 export async function searchUntilCalibratedOnSearches(
   api: QuarryApi,
@@ -114,16 +117,21 @@ export async function searchUntilCalibratedOnSearches(
       lastCheck = wall();
       const state = (await api.getDataset(datasetId)).body.vector_index;
       if (!state) throw new Error("GET dataset shows no vector_index");
-      const done = state.measured_on === "searches" || state.measured_rows === null;
+      const done =
+        (state.measured_on === "searches" &&
+          (state.measured_queries ?? 0) >= QUERY_SAMPLES.slots) ||
+        state.measured_rows === null;
       const late = wall() > CALIBRATION_ON_SEARCHES_TIMEOUT_MS;
       if (done || late) {
         progress(
-          `index: ef_search ${state.ef_search} (recall@10 ${state.recall_at_10}, measured on ${state.measured_on ?? "nothing"}) after ${fmt(searches)} searches${late && !done ? ": no measurement on searches in time" : ""}`,
+          `index: ef_search ${state.ef_search} (recall@10 ${state.recall_at_10}, measured on ${state.measured_queries ?? 0} ${state.measured_on ?? "nothing"}) after ${fmt(searches)} searches${late && !done ? ": no measurement on a full ring of searches in time" : ""}`,
         );
         return { vector_index: state, searches, seconds: round(wall() / 1000, 1) };
       }
       if (wall() - lastReport > 10_000) {
-        progress(`index: ${fmt(searches)} searches so far; ef_search still measured on phrases`);
+        progress(
+          `index: ${fmt(searches)} searches so far; ef_search measured on ${state.measured_queries ?? 0} ${state.measured_on ?? "nothing"}`,
+        );
         lastReport = wall();
       }
     }

@@ -551,17 +551,19 @@ export interface components {
                  * @enum {string}
                  */
                 graph: "valid" | "building" | "invalid" | "missing";
-                /** @description HNSW candidate list size (pgvector's hnsw.ef_search) the dataset's searches use (at least top_k): measured on the dataset's own graph as the smallest size reaching recall@10 ≥ 0.97 for its queries (see measured_on), or the embedding model family's default until then (graphs under 1,000 vectors are not measured). Measured again each time the graph doubles, and once the dataset has been searched enough to be measured on its own searches. */
+                /** @description HNSW candidate list size (pgvector's hnsw.ef_search) the dataset's searches use (at least top_k): measured on the dataset's own graph as the smallest size at which recall@10 for its queries (see measured_on) is at least 0.95 with 95 % confidence (the recall measured, less 1.645 standard errors of it over the queries, reaches 0.95), or the embedding model family's default until then (graphs under 1,000 vectors are not measured). Measured again each time the graph doubles, once the dataset has been searched enough to be measured on its own searches, and each time it has kept twice as many searches as the last measurement ranked (up to 128). */
                 ef_search: number;
                 /** @description Recall@10 measured at ef_search against exact search, for the queries measured_on names; null until measured. */
                 recall_at_10: number | null;
                 /** @description Vectors in the graph when ef_search was measured; null until measured. */
                 measured_rows: number | null;
                 /**
-                 * @description The queries ef_search was measured on: `searches`, the query vectors of up to 64 of the dataset's recent semantic and hybrid searches (kept from 30 on); `stored_texts`, 30 phrases of 3–6 words taken from its rows' texts and embedded with its model, until it has been searched enough. Null until measured.
+                 * @description The queries ef_search was measured on: `searches`, the query vectors of up to 128 of the dataset's recent semantic and hybrid searches (kept from 30 on); `stored_texts`, 30 phrases of 3–6 words taken from its rows' texts and embedded with its model, until it has been searched enough. Null until measured.
                  * @enum {string|null}
                  */
                 measured_on: "searches" | "stored_texts" | null;
+                /** @description How many queries the measurement ranked (more give a tighter estimate, so a shorter list at the same confidence); null until measured, and for measurements made before this was recorded. */
+                measured_queries: number | null;
                 /** @description HNSW links per vector (pgvector's m) the graph was built with, chosen when the dataset was created: by the embedding model's family (16, pgvector's default, for trained models; 24 for local/*, whose vectors need a denser graph), unless the deployment sets VECTOR_GRAPH_M. */
                 m: number;
                 /** @description HNSW candidate list size while linking (pgvector's ef_construction) the graph was built with: 64, pgvector's default, for trained models; 128 for local/*; or the deployment's VECTOR_GRAPH_EF_CONSTRUCTION. */

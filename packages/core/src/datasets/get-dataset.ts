@@ -11,9 +11,9 @@ import { requireDataset } from "./require-dataset.ts";
  * One dataset, with the state of its vector index: how many rows wait for the graph, whether
  * the graph serves searches or is being built in bulk (`graph`), and the
  * HNSW candidate list size its searches use — measured on its graph (`recall_at_10` at that
- * size, over `measured_rows` graph vectors, for the queries `measured_on` says: its own
- * searches, or phrases of its texts until it has enough of those), or the model family's
- * default until then (all three null) — and the parameters its graph was built with.
+ * size, over `measured_rows` graph vectors, for the `measured_queries` queries `measured_on`
+ * says: its own searches, or phrases of its texts until it has enough of those), or the model
+ * family's default until then (all four null) — and the parameters its graph was built with.
  */
 export interface DatasetDetailView extends DatasetView {
   vector_index: {
@@ -23,6 +23,7 @@ export interface DatasetDetailView extends DatasetView {
     recall_at_10: number | null;
     measured_rows: number | null;
     measured_on: CalibrationQueries | null;
+    measured_queries: number | null;
     m: number;
     ef_construction: number;
   };
@@ -51,6 +52,7 @@ export async function getDataset(
         record.efSearchRecall === null ? null : Math.round(record.efSearchRecall * 10_000) / 10_000,
       measured_rows: record.efSearchRows,
       measured_on: record.efSearchQueries,
+      measured_queries: record.efSearchQueryCount,
       m: record.graphM,
       ef_construction: record.graphEfConstruction,
     },

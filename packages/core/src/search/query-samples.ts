@@ -15,8 +15,14 @@ import { queryRows } from "./query-rows.ts";
  * searches the recall promised at the list size those queries need, not the stand-in's.
  */
 export const QUERY_SAMPLES = {
-  /** samples a dataset keeps; a new one overwrites one of them at random */
-  slots: 64,
+  /**
+   * Samples a dataset keeps; once they are all taken, a new one overwrites one at random.
+   * Recall@10 varies widely from query to query (a standard deviation of 0.10–0.15 around
+   * 0.95 on the search benchmark's queries), so the list size a measurement picks depends on
+   * how many it ranks: out of 400 such queries, 30 at random picked anything from 128 to 640,
+   * 128 picked 200–400 (calibrate-ef-search.ts).
+   */
+  slots: 128,
   /** samples the calibration needs to measure on them (fewer: phrases of stored texts) */
   minForCalibration: 30,
   /**
@@ -38,24 +44,34 @@ export interface QuerySampler {
 type SampledDataset = Pick<DatasetRecord, "id" | "dimensions">;
 
 /**
- * Stores one embedded query of the dataset's in a slot picked at random, and says how many
- * samples the dataset held before it (what `samplesCallForCalibration` decides on). One
- * statement; the foreign key makes a dataset deleted meanwhile an error, which callers treat
- * like any failed sample: the search has answered, nothing depends on it.
+ * Stores one embedded query of the dataset's, and says how many samples the dataset held
+ * before it (what `samplesCallForCalibration` decides on). Until the ring is full a sample
+ * takes the lowest free slot, so that the ring fills in `slots` searches; after that it
+ * overwrites one at random (`slot`, for tests, picks one). One statement; the foreign key
+ * makes a dataset deleted meanwhile an error, which callers treat like any failed sample: the
+ * search has answered, nothing depends on it. Two samples stored at once may pick the same
+ * slot: one overwrites the other, and the ring fills a search later.
  */
 export async function recordQuerySample(
   db: Database,
   dataset: SampledDataset,
   vector: readonly number[],
-  slot: number = Math.floor(Math.random() * QUERY_SAMPLES.slots),
+  slot?: number,
 ): Promise<number> {
   const embedding = scaledVectorOf(vector, dataset.dimensions);
+  const slots = QUERY_SAMPLES.slots;
   const [row] = await queryRows<{ held: number | string }>(
     db,
-    sql`WITH held AS (SELECT count(*) AS n FROM search_query_samples WHERE dataset_id = ${dataset.id}),
+    sql`WITH taken AS (SELECT slot FROM search_query_samples WHERE dataset_id = ${dataset.id}),
+      held AS (SELECT count(*) AS n FROM taken),
+      free AS (SELECT min(s) AS slot FROM generate_series(0, ${slots - 1}::int) AS s
+               WHERE s NOT IN (SELECT slot FROM taken)),
       stored AS (
         INSERT INTO search_query_samples (dataset_id, slot, embedding)
-        VALUES (${dataset.id}, ${slot}::smallint, ${embedding})
+        SELECT ${dataset.id},
+               coalesce(${slot ?? null}::int, free.slot, floor(random() * ${slots}::int)::int)::smallint,
+               ${embedding}
+        FROM free
         ON CONFLICT (dataset_id, slot)
         DO UPDATE SET embedding = excluded.embedding, sampled_at = now())
       SELECT n AS held FROM held`,
@@ -64,19 +80,20 @@ export async function recordQuerySample(
 }
 
 /**
- * Whether a dataset whose `ef_search` was measured on phrases of its texts should be measured
- * again on its searches, now that it holds `samples` of them. A dataset not measured yet is
- * measured when its graph is large enough, on whatever it holds by then.
+ * Whether a dataset should be measured again on its searches, now that it holds `samples` of
+ * them: measured on phrases of its texts and now holding `minForCalibration` searches, or
+ * measured on searches and now holding twice as many as that measurement ranked (or the whole
+ * ring, when twice would not fit). A dataset not measured yet is measured when its graph is
+ * large enough, on whatever it holds by then.
  */
 export function samplesCallForCalibration(
-  dataset: Pick<DatasetRecord, "efSearchRows" | "efSearchQueries">,
+  dataset: Pick<DatasetRecord, "efSearchRows" | "efSearchQueries" | "efSearchQueryCount">,
   samples: number,
 ): boolean {
-  return (
-    dataset.efSearchRows !== null &&
-    dataset.efSearchQueries !== "searches" &&
-    samples >= QUERY_SAMPLES.minForCalibration
-  );
+  if (dataset.efSearchRows === null) return false;
+  if (dataset.efSearchQueries !== "searches") return samples >= QUERY_SAMPLES.minForCalibration;
+  const ranked = dataset.efSearchQueryCount ?? QUERY_SAMPLES.minForCalibration;
+  return samples > ranked && samples >= Math.min(2 * ranked, QUERY_SAMPLES.slots);
 }
 
 /** The dataset's sampled query vectors, most recent first, at most `limit`. */

@@ -30,7 +30,7 @@ export const datasets = pgTable(
     /**
      * HNSW candidate list size (`hnsw.ef_search`) for the dataset's searches, measured by
      * `calibrateEfSearch` on its own graph; null until measured (the model family's default
-     * applies, `vector-search-tuning.ts`). The calibration updates only these five columns,
+     * applies, `vector-search-tuning.ts`). The calibration updates only these six columns,
      * never `id`: its UPDATE takes `FOR NO KEY UPDATE`, which does not conflict with writers'
      * `FOR KEY SHARE` (packages/db/CONCURRENCY.md).
      */
@@ -46,6 +46,13 @@ export const datasets = pgTable(
      * Null until measured. A measurement on phrases is repeated once enough searches are kept.
      */
     efSearchQueries: text("ef_search_queries").$type<CalibrationQueries>(),
+    /**
+     * How many queries the measurement ranked: its confidence grows with them, so a dataset
+     * measured on its searches is measured again once it keeps twice as many (up to the ring
+     * of `search_query_samples`). Null until measured, and for measurements made before it was
+     * recorded.
+     */
+    efSearchQueryCount: integer("ef_search_query_count"),
     /**
      * The HNSW build parameters of the dataset's graph (`m`, `ef_construction`), chosen by
      * its embedding model's family when it is created (`vector-search-tuning.ts`). Datasets

@@ -82,7 +82,7 @@ export const DatasetDetailSchema = DatasetSchema.extend({
         .number()
         .int()
         .describe(
-          "HNSW candidate list size (pgvector's hnsw.ef_search) the dataset's searches use (at least top_k): measured on the dataset's own graph as the smallest size reaching recall@10 ≥ 0.97 for its queries (see measured_on), or the embedding model family's default until then (graphs under 1,000 vectors are not measured). Measured again each time the graph doubles, and once the dataset has been searched enough to be measured on its own searches.",
+          "HNSW candidate list size (pgvector's hnsw.ef_search) the dataset's searches use (at least top_k): measured on the dataset's own graph as the smallest size at which recall@10 for its queries (see measured_on) is at least 0.95 with 95 % confidence (the recall measured, less 1.645 standard errors of it over the queries, reaches 0.95), or the embedding model family's default until then (graphs under 1,000 vectors are not measured). Measured again each time the graph doubles, once the dataset has been searched enough to be measured on its own searches, and each time it has kept twice as many searches as the last measurement ranked (up to 128).",
         ),
       recall_at_10: z
         .number()
@@ -99,7 +99,14 @@ export const DatasetDetailSchema = DatasetSchema.extend({
         .enum(["searches", "stored_texts"])
         .nullable()
         .describe(
-          "The queries ef_search was measured on: `searches`, the query vectors of up to 64 of the dataset's recent semantic and hybrid searches (kept from 30 on); `stored_texts`, 30 phrases of 3–6 words taken from its rows' texts and embedded with its model, until it has been searched enough. Null until measured.",
+          "The queries ef_search was measured on: `searches`, the query vectors of up to 128 of the dataset's recent semantic and hybrid searches (kept from 30 on); `stored_texts`, 30 phrases of 3–6 words taken from its rows' texts and embedded with its model, until it has been searched enough. Null until measured.",
+        ),
+      measured_queries: z
+        .number()
+        .int()
+        .nullable()
+        .describe(
+          "How many queries the measurement ranked (more give a tighter estimate, so a shorter list at the same confidence); null until measured, and for measurements made before this was recorded.",
         ),
       m: z
         .number()

@@ -1,0 +1,1 @@
+ALTER TABLE "datasets" ADD COLUMN "ef_search_query_count" integer;
