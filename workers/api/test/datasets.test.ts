@@ -8,7 +8,7 @@ import { createTenant } from "./support/tenant.ts";
  * PostgreSQL, the cheap one `pnpm dev` sets on PGlite (core `VECTOR_GRAPH_DEFAULTS`).
  */
 const GRAPH = {
-  native: { m: 24, ef_construction: 128 },
+  native: { m: 24, ef_construction: 256 },
   pglite: { m: 16, ef_construction: 64 },
   "": { m: expect.any(Number), ef_construction: expect.any(Number) },
 }[inject("databaseEngine")];

@@ -566,7 +566,7 @@ export interface components {
                 measured_queries: number | null;
                 /** @description HNSW links per vector (pgvector's m) the graph was built with, chosen when the dataset was created: by the embedding model's family (16, pgvector's default, for trained models; 24 for local/*, whose vectors need a denser graph), unless the deployment sets VECTOR_GRAPH_M. */
                 m: number;
-                /** @description HNSW candidate list size while linking (pgvector's ef_construction) the graph was built with: 64, pgvector's default, for trained models; 128 for local/*; or the deployment's VECTOR_GRAPH_EF_CONSTRUCTION. */
+                /** @description HNSW candidate list size while linking (pgvector's ef_construction) the graph was built with: 64, pgvector's default, for trained models; 256 for local/*; or the deployment's VECTOR_GRAPH_EF_CONSTRUCTION. */
                 ef_construction: number;
             };
         };

@@ -118,7 +118,7 @@ export const DatasetDetailSchema = DatasetSchema.extend({
         .number()
         .int()
         .describe(
-          "HNSW candidate list size while linking (pgvector's ef_construction) the graph was built with: 64, pgvector's default, for trained models; 128 for local/*; or the deployment's VECTOR_GRAPH_EF_CONSTRUCTION.",
+          "HNSW candidate list size while linking (pgvector's ef_construction) the graph was built with: 64, pgvector's default, for trained models; 256 for local/*; or the deployment's VECTOR_GRAPH_EF_CONSTRUCTION.",
         ),
     })
     .describe("State of the dataset's vector index"),
