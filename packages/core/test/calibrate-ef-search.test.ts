@@ -312,6 +312,8 @@ describe("ef_search measured on the dataset's own searches", () => {
     expect(samplesCallForCalibration(measured(100), slots - 1)).toBe(false);
     expect(samplesCallForCalibration(measured(100), slots)).toBe(true);
     expect(samplesCallForCalibration(measured(slots), slots)).toBe(false);
+    // a search that stored a sample into a full ring counts one more than the ring holds
+    expect(samplesCallForCalibration(measured(slots), slots + 1)).toBe(false);
     // measured before the count was kept: as if on the fewest searches measured on
     expect(samplesCallForCalibration(measured(null), 2 * QUERY_SAMPLES.minForCalibration)).toBe(
       true,

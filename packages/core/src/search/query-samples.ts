@@ -91,9 +91,11 @@ export function samplesCallForCalibration(
   samples: number,
 ): boolean {
   if (dataset.efSearchRows === null) return false;
-  if (dataset.efSearchQueries !== "searches") return samples >= QUERY_SAMPLES.minForCalibration;
+  // A caller counting the sample it just stored into a full ring says one too many.
+  const held = Math.min(samples, QUERY_SAMPLES.slots);
+  if (dataset.efSearchQueries !== "searches") return held >= QUERY_SAMPLES.minForCalibration;
   const ranked = dataset.efSearchQueryCount ?? QUERY_SAMPLES.minForCalibration;
-  return samples > ranked && samples >= Math.min(2 * ranked, QUERY_SAMPLES.slots);
+  return held > ranked && held >= Math.min(2 * ranked, QUERY_SAMPLES.slots);
 }
 
 /** The dataset's sampled query vectors, most recent first, at most `limit`. */
