@@ -37,8 +37,9 @@ describe("migration 0017 on a database with graph vectors", () => {
       // under the name today's code calls.
       await old.sql(`CREATE FUNCTION quarry_create_vector_graph(d text, n integer, m integer, ef integer)
         RETURNS void LANGUAGE sql AS $$ SELECT quarry_create_vector_index(d, n, m, ef) $$`);
-      // Today's code also writes a column of 0019's; it goes again before the upgrade.
+      // Today's code also writes columns of 0019's and 0020's; they go again before the upgrade.
       await old.sql("ALTER TABLE datasets ADD COLUMN ef_search_queries text");
+      await old.sql("ALTER TABLE datasets ADD COLUMN ef_search_query_count integer");
       const { ctx } = await createTenant(old.db, "upgrade");
       const model = { embeddingModel: "local/hash" };
       const indexed = await createDataset(ctx, { name: "indexed" }, model);
@@ -66,6 +67,7 @@ describe("migration 0017 on a database with graph vectors", () => {
       await old.sql("DROP FUNCTION quarry_create_vector_graph(text, integer, integer, integer)");
 
       await old.sql("ALTER TABLE datasets DROP COLUMN ef_search_queries");
+      await old.sql("ALTER TABLE datasets DROP COLUMN ef_search_query_count");
       await old.migrateRest();
 
       const graphs = await old.sql<Graph>(
