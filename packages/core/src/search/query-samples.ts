@@ -19,8 +19,9 @@ export const QUERY_SAMPLES = {
    * Samples a dataset keeps; once they are all taken, a new one overwrites one at random.
    * Recall@10 varies widely from query to query (a standard deviation of 0.10–0.15 around
    * 0.95 on the search benchmark's queries), so the list size a measurement picks depends on
-   * how many it ranks: out of 400 such queries, 30 at random picked anything from 128 to 640,
-   * 128 picked 200–400 (calibrate-ef-search.ts).
+   * how many it ranks: resampled from 400 such queries, 30 at random against a fixed 0.97
+   * picked anything from 100 to 640; 128 under the confidence bound (calibrate-ef-search.ts)
+   * picked 200–320 in 89 % of draws (docs/indexing.md).
    */
   slots: 128,
   /** samples the calibration needs to measure on them (fewer: phrases of stored texts) */
