@@ -92,6 +92,7 @@ export async function seedTenant(name: string, marker: string): Promise<SeededTe
   });
   expectOk("upload", { status: uploaded.status, text: await uploaded.text() });
   await settled(datasetId, docs.upload, tenant.key);
+  await indexed(datasetId, tenant.key);
 
   const endpoint = await call("/api/endpoints", {
     method: "POST",
@@ -145,6 +146,24 @@ export async function seedTenant(name: string, marker: string): Promise<SeededTe
     logIds,
     spareKeyId: spare.body.id,
   };
+}
+
+/**
+ * Waits for the ingest worker's vector indexer to have taken the dataset's rows into its
+ * graph (and folded their keyword deltas, which it does first): until then a delayed
+ * `index-vectors` message may still change the stored data after the seed returns, and a
+ * test comparing the data before and after (hardening-bad-input) would see the indexer's
+ * work as its own.
+ */
+async function indexed(datasetId: string, key: string): Promise<void> {
+  const deadline = Date.now() + 60_000;
+  for (;;) {
+    const dataset = await call(`/api/datasets/${datasetId}`, { token: key });
+    const index = dataset.body?.vector_index;
+    if (index?.pending_rows === 0 && index.graph === "valid") return;
+    if (Date.now() > deadline) throw new Error(`seed indexing: ${dataset.text}`);
+    await new Promise((r) => setTimeout(r, 100));
+  }
 }
 
 /** Waits for the ingest worker to finish an uploaded document. */
