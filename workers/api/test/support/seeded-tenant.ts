@@ -1,5 +1,7 @@
 import { admin, baseUrl, call } from "./client.ts";
+import { pollUntil } from "./poll.ts";
 import { createTenant, type Tenant } from "./tenant.ts";
+import { settledDocument } from "./upload.ts";
 
 /**
  * A tenant with one of everything, so that every route with path parameters reaches its
@@ -156,25 +158,16 @@ export async function seedTenant(name: string, marker: string): Promise<SeededTe
  * work as its own.
  */
 async function indexed(datasetId: string, key: string): Promise<void> {
-  const deadline = Date.now() + 60_000;
-  for (;;) {
-    const dataset = await call(`/api/datasets/${datasetId}`, { token: key });
-    const index = dataset.body?.vector_index;
-    if (index?.pending_rows === 0 && index.graph === "valid") return;
-    if (Date.now() > deadline) throw new Error(`seed indexing: ${dataset.text}`);
-    await new Promise((r) => setTimeout(r, 100));
-  }
+  await pollUntil(
+    `/api/datasets/${datasetId}`,
+    key,
+    ({ body }) => body?.vector_index?.pending_rows === 0 && body.vector_index.graph === "valid",
+    (reply) => `seed indexing: ${reply.text}`,
+  );
 }
 
 /** Waits for the ingest worker to finish an uploaded document. */
 async function settled(datasetId: string, documentId: string, key: string): Promise<void> {
-  const deadline = Date.now() + 60_000;
-  for (;;) {
-    const doc = await call(`/api/datasets/${datasetId}/documents/${documentId}`, { token: key });
-    if (doc.body?.status === "ready") return;
-    if (doc.body?.status === "failed" || Date.now() > deadline) {
-      throw new Error(`seed upload: ${doc.text}`);
-    }
-    await new Promise((r) => setTimeout(r, 100));
-  }
+  const doc = await settledDocument(datasetId, documentId, key);
+  if (doc?.status !== "ready") throw new Error(`seed upload: ${JSON.stringify(doc)}`);
 }

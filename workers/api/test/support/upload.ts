@@ -1,4 +1,5 @@
-import { baseUrl, call, type Reply } from "./client.ts";
+import { baseUrl, type Reply } from "./client.ts";
+import { pollUntil } from "./poll.ts";
 
 /**
  * Multipart uploads (E11, docs/api.md) with fetch's own encoder, and the wait for the ingest
@@ -32,11 +33,11 @@ export async function postForm(path: string, form: FormData, token: string | nul
 
 /** Polls a document until the ingest worker has finished it (`ready` or `failed`), for 60 s. */
 export async function settledDocument(datasetId: string, id: string, token: string) {
-  const deadline = Date.now() + 60_000;
-  for (;;) {
-    const doc = await call(`/api/datasets/${datasetId}/documents/${id}`, { token });
-    if (doc.body.status === "ready" || doc.body.status === "failed") return doc.body;
-    if (Date.now() > deadline) throw new Error(`still ${doc.body.status}: ${doc.text}`);
-    await new Promise((r) => setTimeout(r, 100));
-  }
+  const doc = await pollUntil(
+    `/api/datasets/${datasetId}/documents/${id}`,
+    token,
+    (reply) => reply.body.status === "ready" || reply.body.status === "failed",
+    (reply) => `still ${reply.body.status}: ${reply.text}`,
+  );
+  return doc.body;
 }
