@@ -111,7 +111,7 @@ type Tuned = Pick<
  *
  * Cost: one exact scan of the dataset's graph vectors a query (~60 ms at 100k 384-d vectors,
  * native), then a graph search a query for each size tried (~5–8 ms there); at 128 queries,
- * ~15 s of one core at 100k, in the ingest worker, each time the graph doubles.
+ * ~15 s of one core at 100k, in the ingest worker, each time a measurement is due.
  *
  * Concurrency (packages/db/CONCURRENCY.md): only plain reads, one statement each (no
  * transaction held across them, so an embedded database serves other requests in between),

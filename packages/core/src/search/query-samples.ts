@@ -8,7 +8,7 @@ import { queryRows } from "./query-rows.ts";
  * The queries a dataset's `ef_search` is measured on (`calibrateEfSearch`): its own recent
  * searches, kept in `search_query_samples`. How long a candidate list must be for a recall
  * depends on the queries as much as on the graph: at 100k `local/hash` rows (m 24,
- * ef_construction 128, native, at a fixed target of 0.97), three topic words (the search benchmark's queries) reached
+ * ef_construction 128, native), three topic words (the search benchmark's queries) reached
  * recall@10 ≥ 0.97 at a list of 250, while 3–6 consecutive words of a stored text (the
  * stand-in used until a dataset has been searched) needed 400; with pgvector's default graph,
  * 1,000 for both, the phrases reaching only 0.89 there. Measuring on the real queries gives
