@@ -5,6 +5,7 @@ import { startBenchTenant } from "../harness/bench-tenant.ts";
 import { runConcurrent } from "../harness/concurrency.ts";
 import { explainAnalyze, type PlanSummary } from "../harness/explain.ts";
 import { fmt } from "../harness/report.ts";
+import type { ServerTimingFigures } from "../harness/server-timing.ts";
 import { perSecond, round, type Summary, startTimer, summarize } from "../harness/stats.ts";
 import { listCases, measureListCase } from "./rows/list-latency.ts";
 import { createRawInserter, type RawInserter } from "./rows/raw-insert.ts";
@@ -202,6 +203,7 @@ export const rowsBench: Bench = {
         e6_filtered_p50_ms: filteredP50,
         e6_filtered_p95_ms: (e6.filtered_first_page as Summary).p95,
         upsert_batch_ms: load.upsertBatch,
+        upsert_time_split: load.split,
         upsert_concurrent_batch_ms: concurrent.batch,
         raw_insert_batch_ms: load.rawBatch,
         raw_insert_explained: writePlan ?? null,
@@ -263,7 +265,7 @@ async function upsertBatch(api: QuarryApi, datasetId: string, docId: string, fir
       `E11 ${docId}: unexpected reply (document_id ${reply.body.document_id}, ${rows.length} rows)`,
     );
   }
-  return reply.ms;
+  return reply;
 }
 
 /** E11 one batch at a time into `datasetId`, each followed by the same batch as raw SQL. */
@@ -279,10 +281,13 @@ async function loadSequential(
   );
   const upsertMs: number[] = [];
   const rawMs: number[] = [];
+  const timings: (ServerTimingFigures & { http: number })[] = [];
   const wall = startTimer();
   const tenth = Math.max(1, Math.ceil(batches / 10));
   for (let b = 0; b < batches; b++) {
-    upsertMs.push(await upsertBatch(api, datasetId, documentId("bench", b), b * BATCH));
+    const reply = await upsertBatch(api, datasetId, documentId("bench", b), b * BATCH);
+    upsertMs.push(reply.ms);
+    if (reply.serverTiming) timings.push({ ...reply.serverTiming, http: reply.ms });
     if (raw) rawMs.push(await raw.insertBatch(documentId("raw", b), b * BATCH, BATCH));
     if ((b + 1) % tenth === 0 || b + 1 === batches) {
       const from = Math.max(0, b + 1 - tenth);
@@ -303,7 +308,24 @@ async function loadSequential(
     upsertBatch: summarize(upsertMs),
     rawBatch: raw ? summarize(rawMs) : null,
     byTenth: { upsert: byTenth(upsertMs), raw: raw ? byTenth(rawMs) : null },
+    split: upsertTimeSplit(timings, upsertMs.length),
     wallS: round(wall() / 1000, 1),
+  };
+}
+
+/**
+ * Where a sequential upsert's time goes, from each reply's Server-Timing (p50s): the
+ * database's round trips, the worker's own code, and what lies outside the app (the client,
+ * HTTP, workerd's dispatch). Null when some replies lacked the header.
+ */
+function upsertTimeSplit(timings: (ServerTimingFigures & { http: number })[], replies: number) {
+  if (timings.length !== replies) return null;
+  const p50 = (values: number[]) => summarize(values).p50;
+  return {
+    database_round_trips_p50_ms: p50(timings.map((t) => t.db)),
+    round_trips_p50: p50(timings.map((t) => t.roundTrips)),
+    worker_code_p50_ms: p50(timings.map((t) => t.app - t.db)),
+    outside_the_app_p50_ms: p50(timings.map((t) => t.http - t.app)),
   };
 }
 
