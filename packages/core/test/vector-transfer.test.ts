@@ -94,6 +94,18 @@ describe("embeddings sent as scaled integers", () => {
     expect(scaleVectors([null, null])).toEqual({ exponent: 0, integers: [null, null] });
   });
 
+  it("write each component as the integer nearest it times 2^exponent, in decimal", () => {
+    const random = seeded(11);
+    const vectors = Array.from({ length: 20 }, () => normalised(random, 384));
+    // zeros, negative zero, a component that rounds to zero, exact halves, one-digit values
+    vectors.push([0, -0, 1e-12, -1e-12, 0.5, -0.5, 1, -1, 2 ** -29, -(2 ** -29), 2 ** -30]);
+    const { exponent, integers } = scaleVectors(vectors);
+    for (const [n, vector] of vectors.entries()) {
+      const decimal = vector.map((x) => String(Math.round(x * 2 ** exponent)));
+      expect(integers[n]).toBe(`{${decimal.join(",")}}`);
+    }
+  });
+
   it("refuse components no float4 holds", () => {
     expect(() => scaleVectors([[0.1, Number.NaN]])).toThrow(/NaN/);
     expect(() => scaleVectors([[Number.POSITIVE_INFINITY]])).toThrow(/Infinity/);

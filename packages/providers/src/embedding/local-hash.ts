@@ -31,8 +31,9 @@ const GAP_RUN = /[^\p{L}\p{N}\p{M}]+/uy;
  * A text with no letters or digits (empty, punctuation only) has no features; it gets the
  * unit vector e₀ rather than a zero vector, whose cosine is undefined (NaN in pgvector).
  *
- * Speed: ~19,000 texts/s for 500-character English texts on one core (Node 20, measured),
- * well above the 5,000/s ingestion needs.
+ * Speed: ~13.5 µs a 500-character English text on one core, bundled as the workers run it
+ * (~74,000 texts/s; 15.8 µs before the ASCII tokenizer). Under tsx, each call across modules
+ * goes through an export getter and measures ~2× slower.
  */
 export class LocalHashEmbedder implements Embedder {
   readonly modelId = LOCAL_HASH_MODEL_ID;
@@ -58,10 +59,14 @@ export class LocalHashEmbedder implements Embedder {
   embedOne(text: string): number[] {
     const features = this.features;
     features.clear();
-    // NFKC folds compatibility forms (full-width Latin, ligatures, half-width kana) onto the
-    // characters people search with.
-    const normalized = text.normalize("NFKC").toLowerCase();
-    collectFeatures(normalized, features);
+    if (NON_ASCII.test(text)) {
+      // NFKC folds compatibility forms (full-width Latin, ligatures, half-width kana) onto
+      // the characters people search with.
+      collectFeatures(text.normalize("NFKC").toLowerCase(), features);
+    } else {
+      // Most texts: NFKC leaves ASCII as it is, and its word characters are [a-z0-9].
+      collectAsciiFeatures(text.toLowerCase(), features);
+    }
     return this.project(features);
   }
 
@@ -103,6 +108,32 @@ function collectFeatures(text: string, features: FeatureCounts): void {
     addTrigrams(text, position, end, features);
     position = end;
   }
+}
+
+/** any UTF-16 code unit outside ASCII, surrogates included */
+const NON_ASCII = /[\u0080-\uffff]/;
+
+/**
+ * `collectFeatures` for ASCII text, where the only letters, digits and marks are [a-z0-9]
+ * (once lower-cased): the same features in the same order, found by character code instead
+ * of by Unicode class (~2× faster over the benchmarks' English rows).
+ */
+function collectAsciiFeatures(text: string, features: FeatureCounts): void {
+  const length = text.length;
+  let position = 0;
+  while (position < length) {
+    while (position < length && !isAsciiWordCode(text.charCodeAt(position))) position++;
+    if (position >= length) break;
+    let end = position + 1;
+    while (end < length && isAsciiWordCode(text.charCodeAt(end))) end++;
+    features.add(hashRange(text, position, end, WORD_SEED), WORD_WEIGHT);
+    addTrigrams(text, position, end, features);
+    position = end;
+  }
+}
+
+function isAsciiWordCode(code: number): boolean {
+  return (code >= 0x61 && code <= 0x7a) || (code >= 0x30 && code <= 0x39);
 }
 
 /** The 3-grams of `text[start, end)` padded with a boundary mark on each side. */
