@@ -116,7 +116,7 @@ const NON_ASCII = /[\u0080-\uffff]/;
 /**
  * `collectFeatures` for ASCII text, where the only letters, digits and marks are [a-z0-9]
  * (once lower-cased): the same features in the same order, found by character code instead
- * of by Unicode class (~2× faster over the benchmarks' English rows).
+ * of by Unicode class (a whole embedding 15.8 → 13.5 µs over the benchmarks' English rows).
  */
 function collectAsciiFeatures(text: string, features: FeatureCounts): void {
   const length = text.length;
