@@ -2,11 +2,13 @@ import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { freePort, startStack } from "@quarry/local-stack";
+import { createQuarryApi } from "../harness/api.ts";
 import { type Bench, type BenchContext, scaled } from "../harness/bench.ts";
 import { createHttpClient, type HttpClient } from "../harness/http.ts";
 import { round, summarize } from "../harness/stats.ts";
 import { createTenant } from "../harness/target.ts";
 import { createTextCorpus } from "../harness/text-corpus.ts";
+import { waitForVectorIndex } from "../harness/vector-index-wait.ts";
 import { generateCsv } from "./ingest/csv-file.ts";
 import { sampleIsolateHeap } from "./ingest/isolate-memory.ts";
 import { sampleMemory } from "./ingest/process-memory.ts";
@@ -79,7 +81,7 @@ export const ingestBench: Bench = {
     // and an empty local queue (one consumer: the 100 MB CSV's first slice would otherwise
     // wait behind the graph's build and its list size measurement).
     progress("CSV: waiting for the vector index to catch up");
-    await waitForVectorIndex(http, key, dataset, csv.rows, progress);
+    await waitForVectorIndex(createQuarryApi(http, key), dataset, csv.rows, progress);
     const csvIndexedMs = performance.now() - csvStarted;
 
     // The fault run goes while this stack is quiet: both stacks' databases live in this
@@ -217,45 +219,6 @@ function describeError(error: unknown): string {
 }
 
 /** Polls the dataset until no row waits for its HNSW graph. */
-async function waitForVectorIndex(
-  http: HttpClient,
-  key: string,
-  dataset: string,
-  rows: number,
-  progress: (line: string) => void,
-): Promise<void> {
-  let lastReport = performance.now();
-  let graphValidAt: number | undefined;
-  for (;;) {
-    const { body } = await http.get<{ vector_index: VectorIndexState }>(
-      `/api/datasets/${dataset}`,
-      { token: key },
-    );
-    const state = body.vector_index;
-    // A bulk build empties the backlog as it starts: every row is in the graph once it is
-    // valid. Then the same message measures the graph's list size (a few seconds of exact
-    // searches), which is waited for too, for up to a minute.
-    if (state.pending_rows === 0 && state.graph === "valid") {
-      graphValidAt ??= performance.now();
-      const measured = state.measured_rows !== null && state.measured_rows * 2 > rows;
-      if (measured || performance.now() - graphValidAt > 60_000) return;
-    }
-    if (performance.now() - lastReport > 10_000) {
-      progress(
-        `  ${state.pending_rows} rows wait for the vector index; graph ${state.graph}, measured at ${state.measured_rows} rows`,
-      );
-      lastReport = performance.now();
-    }
-    await new Promise((r) => setTimeout(r, 250));
-  }
-}
-
-interface VectorIndexState {
-  pending_rows: number;
-  graph: string;
-  measured_rows: number | null;
-}
-
 /** Searchable = its rows are listed by a filtered E6 query (what search reads). */
 async function waitForRows(http: HttpClient, key: string, dataset: string, id: string) {
   for (;;) {
