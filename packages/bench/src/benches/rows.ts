@@ -5,7 +5,7 @@ import { startBenchTenant } from "../harness/bench-tenant.ts";
 import { runConcurrent } from "../harness/concurrency.ts";
 import { explainAnalyze, type PlanSummary } from "../harness/explain.ts";
 import { fmt } from "../harness/report.ts";
-import type { ServerTimingFigures } from "../harness/server-timing.ts";
+import { type TimedReply, timeSplit } from "../harness/server-timing.ts";
 import { perSecond, round, type Summary, startTimer, summarize } from "../harness/stats.ts";
 import { listCases, measureListCase } from "./rows/list-latency.ts";
 import { createRawInserter, type RawInserter } from "./rows/raw-insert.ts";
@@ -281,7 +281,7 @@ async function loadSequential(
   );
   const upsertMs: number[] = [];
   const rawMs: number[] = [];
-  const timings: (ServerTimingFigures & { http: number })[] = [];
+  const timings: TimedReply[] = [];
   const wall = startTimer();
   const tenth = Math.max(1, Math.ceil(batches / 10));
   for (let b = 0; b < batches; b++) {
@@ -314,18 +314,14 @@ async function loadSequential(
 }
 
 /**
- * Where a sequential upsert's time goes, from each reply's Server-Timing (p50s): the
- * database's round trips, the worker's own code, and what lies outside the app (the client,
- * HTTP, workerd's dispatch). Null when some replies lacked the header.
+ * Where a sequential upsert's time goes (`timeSplit`), with its round trips. Null when some
+ * replies lacked the header.
  */
-function upsertTimeSplit(timings: (ServerTimingFigures & { http: number })[], replies: number) {
+function upsertTimeSplit(timings: TimedReply[], replies: number) {
   if (timings.length !== replies) return null;
-  const p50 = (values: number[]) => summarize(values).p50;
   return {
-    database_round_trips_p50_ms: p50(timings.map((t) => t.db)),
-    round_trips_p50: p50(timings.map((t) => t.roundTrips)),
-    worker_code_p50_ms: p50(timings.map((t) => t.app - t.db)),
-    outside_the_app_p50_ms: p50(timings.map((t) => t.http - t.app)),
+    ...timeSplit(timings),
+    round_trips_p50: summarize(timings.map((t) => t.roundTrips)).p50,
   };
 }
 

@@ -9,6 +9,7 @@ import { explainAnalyze, type PlanSummary } from "../harness/explain.ts";
 import type { HttpClient, Reply } from "../harness/http.ts";
 import { type QuietDatabase, waitForQuietDatabase } from "../harness/quiet-database.ts";
 import { fmt } from "../harness/report.ts";
+import { type TimedReply, timeSplit } from "../harness/server-timing.ts";
 import { perSecond, round, type Summary, startTimer, summarize } from "../harness/stats.ts";
 import { createTextCorpus } from "../harness/text-corpus.ts";
 import {
@@ -542,7 +543,7 @@ async function measurePaired(
 ): Promise<{ http: Summary; raw: Summary; breakdown: HttpBreakdown | null }> {
   const httpSamples: number[] = [];
   const rawSamples: number[] = [];
-  const timings: { http: number; raw: number; db: number; app: number }[] = [];
+  const timings: (TimedReply & { raw: number })[] = [];
   const warmup = WARMUP / 4;
   for (let i = 0; i < warmup + SEQUENTIAL_REQUESTS; i++) {
     const query = i + 30_000;
@@ -554,17 +555,14 @@ async function measurePaired(
     httpSamples.push(reply.ms);
     rawSamples.push(rawMs);
     const server = reply.serverTiming;
-    if (server) timings.push({ http: reply.ms, raw: rawMs, db: server.db, app: server.app });
+    if (server) timings.push({ ...server, http: reply.ms, raw: rawMs });
   }
-  const p50 = (values: number[]) => summarize(values).p50;
   const breakdown =
     timings.length === httpSamples.length
       ? {
           measured: "Server-Timing of the paired HTTP requests: p50s of per-request figures",
-          database_round_trips_p50_ms: p50(timings.map((t) => t.db)),
-          driver_hop_over_raw_p50_ms: p50(timings.map((t) => t.db - t.raw)),
-          worker_code_p50_ms: p50(timings.map((t) => t.app - t.db)),
-          outside_the_app_p50_ms: p50(timings.map((t) => t.http - t.app)),
+          ...timeSplit(timings),
+          driver_hop_over_raw_p50_ms: summarize(timings.map((t) => t.db - t.raw)).p50,
         }
       : null;
   return { http: summarize(httpSamples), raw: summarize(rawSamples), breakdown };

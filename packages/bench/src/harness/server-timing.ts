@@ -1,3 +1,5 @@
+import { summarize } from "./stats.ts";
+
 /**
  * A reply's `Server-Timing` (docs/api.md#timing) as figures: each metric's duration in
  * milliseconds by name (`db`, `app`), and the database's round trips from `db`'s description.
@@ -24,4 +26,24 @@ export function parseServerTiming(header: string | undefined): ServerTimingFigur
   const app = metrics.get("app");
   if (!db || !app) return undefined;
   return { db: db.dur, roundTrips: Number(db.desc.match(/^\d+/)?.[0] ?? 0), app: app.dur };
+}
+
+/** One reply's figures (`parseServerTiming`) with its time at the client (`http`), in ms. */
+export interface TimedReply extends ServerTimingFigures {
+  http: number;
+}
+
+/**
+ * Where replies' time went, as p50s of per-reply figures: the database's round trips as the
+ * worker waited for them (`db`), the worker's own code beyond them (`app` − `db`: auth,
+ * validation, embedding, JSON), and what lies outside the app (the client's time − `app`:
+ * sockets, workerd, and the dev proxy when in the path).
+ */
+export function timeSplit(replies: readonly TimedReply[]) {
+  const p50 = (values: number[]) => summarize(values).p50;
+  return {
+    database_round_trips_p50_ms: p50(replies.map((t) => t.db)),
+    worker_code_p50_ms: p50(replies.map((t) => t.app - t.db)),
+    outside_the_app_p50_ms: p50(replies.map((t) => t.http - t.app)),
+  };
 }
