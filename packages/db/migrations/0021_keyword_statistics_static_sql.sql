@@ -18,14 +18,18 @@ CREATE TYPE "quarry_keyword_change" AS (
 --> statement-breakpoint
 -- Applies rows' keyword changes (sign +1: the row counts now, -1: it no longer does) to the
 -- postings and document lengths of their documents, in key order, and appends the terms' and
--- datasets' changes to the delta tables (0010). Datasets without a keyword_datasets row (being
--- deleted) are skipped. With `removes`, postings and documents the changes emptied are deleted:
--- only these changes' own, which the statement has locked already (a sweep of every empty one
--- would wait for other writers' rows).
+-- datasets' changes to the delta tables (0010). Changes of datasets without a keyword_datasets
+-- row (being deleted) are dropped first (`kept`). With `removes`, postings and documents the
+-- changes emptied are deleted: only these changes' own, which the statement has locked already
+-- (a sweep of every empty one would wait for other writers' rows).
 CREATE FUNCTION quarry_apply_keyword_changes(changes quarry_keyword_change[], removes boolean)
 RETURNS void LANGUAGE plpgsql AS $fn$
+DECLARE
+  kept quarry_keyword_change[];
 BEGIN
-  IF cardinality(changes) = 0 THEN
+  kept := ARRAY(
+    SELECT c FROM unnest(changes) c JOIN keyword_datasets k ON k.dataset_id = c.dataset_id);
+  IF cardinality(kept) = 0 THEN
     RETURN;
   END IF;
 
@@ -34,7 +38,7 @@ BEGIN
   -- now - delta) is appended to the term deltas.
   WITH delta AS MATERIALIZED (
     SELECT c.dataset_id, c.document_id, c.fts, c.sign
-    FROM unnest(changes) c JOIN keyword_datasets k ON k.dataset_id = c.dataset_id
+    FROM unnest(kept) c
   ),
   tokens AS MATERIALIZED (
     SELECT d.dataset_id, d.document_id, u.lexeme AS term,
@@ -66,7 +70,7 @@ BEGIN
   -- Document lengths, in key order; the dataset's change in counts and total length is appended.
   WITH delta AS MATERIALIZED (
     SELECT c.dataset_id, c.document_id, c.keyword_length, c.sign
-    FROM unnest(changes) c JOIN keyword_datasets k ON k.dataset_id = c.dataset_id
+    FROM unnest(kept) c
   ),
   docs AS (
     SELECT dataset_id, document_id, sum(sign)::integer AS row_count,
@@ -99,14 +103,12 @@ BEGIN
   IF removes THEN
     DELETE FROM keyword_postings p
     USING (SELECT DISTINCT c.dataset_id, u.lexeme AS term, c.document_id
-           FROM unnest(changes) c JOIN keyword_datasets k ON k.dataset_id = c.dataset_id
-           CROSS JOIN LATERAL unnest(c.fts) AS u WHERE c.sign < 0) x
+           FROM unnest(kept) c CROSS JOIN LATERAL unnest(c.fts) AS u WHERE c.sign < 0) x
     WHERE p.dataset_id = x.dataset_id AND p.term = x.term AND p.document_id = x.document_id
       AND p.row_count <= 0;
     DELETE FROM keyword_documents k
     USING (SELECT DISTINCT c.dataset_id, c.document_id
-           FROM unnest(changes) c JOIN keyword_datasets kd ON kd.dataset_id = c.dataset_id
-           WHERE c.sign < 0) x
+           FROM unnest(kept) c WHERE c.sign < 0) x
     WHERE k.dataset_id = x.dataset_id AND k.document_id = x.document_id AND k.row_count <= 0;
   END IF;
 END
