@@ -24,6 +24,7 @@ import {
 } from "../src/rows/filtered-page.ts";
 import { type FreshDatabase, freshDatabase } from "./support/database.ts";
 import { noFiles } from "./support/no-files.ts";
+import { type PlanNode, planNodes } from "./support/plan-nodes.ts";
 import { createTenant } from "./support/tenant.ts";
 
 /**
@@ -229,15 +230,6 @@ describe("the filter copy of row metadata and its terms", () => {
   });
 });
 
-interface PlanNode {
-  "Node Type": string;
-  "Relation Name"?: string;
-  "Index Name"?: string;
-  "Actual Rows": number;
-  "Actual Loops": number;
-  Plans?: PlanNode[];
-}
-
 /** EXPLAIN ANALYZE of a statement exactly as drizzle sends it; its nodes, flattened. */
 async function planOf(statement: { toSQL(): { sql: string; params: unknown[] } }) {
   const { sql: text, params } = statement.toSQL();
@@ -245,13 +237,7 @@ async function planOf(statement: { toSQL(): { sql: string; params: unknown[] } }
     `explain (analyze, format json) ${text}`,
     params,
   );
-  const nodes: PlanNode[] = [];
-  const walk = (node: PlanNode) => {
-    nodes.push(node);
-    for (const child of node.Plans ?? []) walk(child);
-  };
-  walk(row!["QUERY PLAN"][0]!.Plan);
-  return nodes;
+  return planNodes(row!);
 }
 
 /** How many rows each plan node on `rows` produced, and through which access path. */

@@ -1,6 +1,12 @@
 import { type SQL, sql } from "drizzle-orm";
 import type { DatasetRecord } from "../datasets/dataset-view.ts";
-import { anyTermTsquery, keywordTermsCtes, rowBm25, rowTermArraysCte } from "./keyword-sql.ts";
+import {
+  anyTermTsquery,
+  keywordMatch,
+  keywordTermsCtes,
+  rowBm25,
+  rowTermArraysCte,
+} from "./keyword-sql.ts";
 import type { SemanticSearch } from "./semantic-ranking.ts";
 
 /** The candidate sets of a hybrid search; see `hybridRankingSql`. */
@@ -52,8 +58,7 @@ export function hybridRankingSql(
   keyword AS MATERIALIZED (
     SELECT r.id, ${rowBm25} AS score
     FROM rows r CROSS JOIN row_arr a
-    WHERE r.dataset_id = ${dataset.id}
-      AND r.fts @@ ${anyTermTsquery(sql`SELECT term FROM rare_terms`)}${filter}
+    WHERE ${keywordMatch(dataset.id, anyTermTsquery(sql`SELECT term FROM rare_terms`))}${filter}
     ORDER BY score DESC, r.id
     LIMIT ${n}::int
   ),

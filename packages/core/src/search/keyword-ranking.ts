@@ -1,6 +1,12 @@
 import { type SQL, sql } from "drizzle-orm";
 import type { DatasetRecord } from "../datasets/dataset-view.ts";
-import { anyTermTsquery, keywordTermsCtes, rowBm25, rowTermArraysCte } from "./keyword-sql.ts";
+import {
+  anyTermTsquery,
+  keywordMatch,
+  keywordTermsCtes,
+  rowBm25,
+  rowTermArraysCte,
+} from "./keyword-sql.ts";
 
 export interface KeywordRankingInput {
   query: string;
@@ -25,8 +31,7 @@ export function keywordRankingSql(
   scores AS MATERIALIZED (
     SELECT r.id, ${rowBm25} AS score
     FROM rows r CROSS JOIN row_arr a
-    WHERE r.dataset_id = ${dataset.id}
-      AND r.fts @@ ${anyTermTsquery(sql`SELECT term FROM row_terms`)}${filter}
+    WHERE ${keywordMatch(dataset.id, anyTermTsquery(sql`SELECT term FROM row_terms`))}${filter}
   ),
   best AS (SELECT id, score FROM scores ORDER BY score DESC, id LIMIT ${input.topK}::int)
   SELECT r.id, r.data, r.metadata,

@@ -1,0 +1,21 @@
+/** A node of `EXPLAIN (ANALYZE, FORMAT JSON)`, with the fields the tests read. */
+export interface PlanNode {
+  "Node Type": string;
+  "Relation Name"?: string;
+  "Index Name"?: string;
+  "Actual Rows": number;
+  "Actual Loops": number;
+  "Rows Removed by Filter"?: number;
+  Plans?: PlanNode[];
+}
+
+/** The JSON plan's nodes, root first, flattened. */
+export function planNodes(explained: { "QUERY PLAN": { Plan: PlanNode }[] }): PlanNode[] {
+  const nodes: PlanNode[] = [];
+  const walk = (node: PlanNode) => {
+    nodes.push(node);
+    for (const child of node.Plans ?? []) walk(child);
+  };
+  walk(explained["QUERY PLAN"][0]!.Plan);
+  return nodes;
+}
