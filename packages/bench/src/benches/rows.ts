@@ -7,6 +7,7 @@ import { explainAnalyze, type PlanSummary } from "../harness/explain.ts";
 import { fmt } from "../harness/report.ts";
 import { type TimedReply, timeSplit } from "../harness/server-timing.ts";
 import { perSecond, round, type Summary, startTimer, summarize } from "../harness/stats.ts";
+import { measureDocumentDeletion } from "./rows/document-deletion.ts";
 import { listCases, measureListCase } from "./rows/list-latency.ts";
 import { createRawInserter, type RawInserter } from "./rows/raw-insert.ts";
 import { documentId, rowInputs } from "./rows/workload.ts";
@@ -32,6 +33,9 @@ const LIST_REQUESTS = 200;
 const LIST_WARMUP = 20;
 const WARMUP_BATCHES = 3;
 const MODEL = "local/hash";
+/** Large documents written and deleted at the end (`rows/document-deletion.ts`). */
+const DELETED_DOCUMENTS = 3;
+const DELETED_DOCUMENT_ROWS = 5000;
 const TARGET_UPSERT_VS_RAW = 0.7;
 const TARGET_FILTERED_P50_MS = 15;
 
@@ -61,7 +65,8 @@ ORDER BY id`,
 
 export const rowsBench: Bench = {
   name: "rows",
-  summary: "E11 upsert rows/s vs one raw INSERT per batch; E6 list p50/p95 at 100k rows",
+  summary:
+    "E11 upsert rows/s vs one raw INSERT per batch; E6 list p50/p95 at 100k rows; deleting 5,000-row documents",
   async run({ target, http, scale, progress }) {
     const total = scaled(FULL_ROWS, scale, { step: BATCH });
     const batches = total / BATCH;
@@ -80,6 +85,8 @@ export const rowsBench: Bench = {
       list_warmup: LIST_WARMUP,
       filter: '{"bucket": b}, b rotating over 0..99 (1% of rows each)',
       deep_offset: deepOffset,
+      deleted_documents: DELETED_DOCUMENTS,
+      deleted_document_rows: scaled(DELETED_DOCUMENT_ROWS, scale, { step: 1000 }),
       filtered_offset: Math.floor(total / 100 / 2),
       raw_sql: target.databaseUrl !== undefined,
       stack: target.mode,
@@ -188,6 +195,20 @@ export const rowsBench: Bench = {
         afterAnalyze = { e6_ms: latency, plans: explained.plans };
       }
 
+      progress(
+        `document deletion: ${params.deleted_documents} × ${params.deleted_document_rows} rows`,
+      );
+      const deletion = await measureDocumentDeletion(
+        api,
+        mainId,
+        {
+          documents: params.deleted_documents,
+          rowsPerDocument: params.deleted_document_rows,
+          firstRow: total + concurrentRows,
+        },
+        progress,
+      );
+
       const filteredP50 = (e6.filtered_first_page as Summary).p50;
       const upsertVsRaw = load.rawRowsPerS
         ? round(load.upsertRowsPerS / load.rawRowsPerS, 3)
@@ -213,6 +234,7 @@ export const rowsBench: Bench = {
         request_floor_ms: floor,
         explain: plans ?? null,
         e6_after_analyze: afterAnalyze ?? null,
+        document_deletion: deletion,
         targets: {
           at_issue_size: scale >= 1,
           upsert_vs_raw: {

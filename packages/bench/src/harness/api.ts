@@ -65,6 +65,10 @@ export interface QuarryApi {
     datasetId: string,
     body: { document_id?: string; rows: RowInput[] },
   ): Promise<Reply<RowsWritten>>;
+  /** E13 */
+  addRows(datasetId: string, documentId: string, rows: RowInput[]): Promise<Reply<RowsWritten>>;
+  /** deletes a document and its rows (204) */
+  deleteDocument(datasetId: string, documentId: string): Promise<Reply<undefined>>;
   /** E6, with its parameters in the query string (`"query"`) or as a JSON body on GET (`"body"`) */
   listRows(datasetId: string, params: ListParams, form?: "query" | "body"): Promise<Reply<Row[]>>;
 }
@@ -79,6 +83,18 @@ export function createQuarryApi(http: HttpClient, apiKey: string): QuarryApi {
     getDataset: (id) => http.get<Dataset>(datasetPath(id), { token }),
     upsertRows: (datasetId, body) =>
       http.post<RowsWritten>(`${datasetPath(datasetId)}/rows/upsert`, body, { token }),
+    addRows: (datasetId, documentId, rows) =>
+      http.post<RowsWritten>(
+        `${datasetPath(datasetId)}/documents/${encodeURIComponent(documentId)}/rows`,
+        { rows },
+        { token },
+      ),
+    deleteDocument: (datasetId, documentId) =>
+      http.request<undefined>(
+        "DELETE",
+        `${datasetPath(datasetId)}/documents/${encodeURIComponent(documentId)}`,
+        { token },
+      ),
     listRows(datasetId, params, form = "query") {
       const path = `${datasetPath(datasetId)}/rows`;
       if (form === "body") return http.request<Row[]>("GET", path, { token, body: params });
