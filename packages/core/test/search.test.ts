@@ -8,6 +8,7 @@ import {
   deleteDocument,
   deleteRow,
   documentFilteredSearch,
+  flushPendingIndexEntries,
   foldKeywordDeltas,
   hybridRankingSql,
   indexVectorBacklog,
@@ -399,6 +400,22 @@ describe("the keyword index", () => {
     }
     const { results } = await searchRows(ctx, datasetId, { query: "zeppelin", top_k: 10 });
     expect(results.filter((r) => r.embedding.includes("zeppelin"))).toHaveLength(6);
+  });
+
+  it("takes written rows' entries out of the pending lists; searches find the same rows", async () => {
+    const { ctx, datasetId } = await setup("hybrid");
+    await seed(ctx, datasetId);
+    const query = { query: "bread comet", top_k: 8 };
+    const before = [
+      await searchRows(ctx, datasetId, { ...query, alpha: 0 }),
+      await searchRows(ctx, datasetId, { ...query, filter: { half: "b" } }),
+    ];
+    expect(await flushPendingIndexEntries(database.db)).toBeGreaterThan(0);
+    expect(await flushPendingIndexEntries(database.db)).toBe(0);
+    expect([
+      await searchRows(ctx, datasetId, { ...query, alpha: 0 }),
+      await searchRows(ctx, datasetId, { ...query, filter: { half: "b" } }),
+    ]).toEqual(before);
   });
 });
 

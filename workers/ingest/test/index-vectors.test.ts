@@ -1,4 +1,10 @@
-import { createDataset, createProject, type ProjectContext, upsertRows } from "@quarry/core";
+import {
+  createDataset,
+  createProject,
+  flushPendingIndexEntries,
+  type ProjectContext,
+  upsertRows,
+} from "@quarry/core";
 import { sql } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { VECTOR_INDEX_ROWS_PER_MESSAGE } from "../src/handlers/index-vectors.ts";
@@ -6,7 +12,7 @@ import { type ConsumerHarness, startConsumerHarness } from "./support/consumer-h
 
 /**
  * What an `index-vectors` message does besides moving rows into the graph: it frees the
- * backlog's pages at once, and it measures ef_search as soon as the graph is big enough, not
+ * backlog's pages at once, empties the search indexes' pending lists, and it measures ef_search as soon as the graph is big enough, not
  * only once the backlog has drained (under a steady stream of writes it never drains, and the
  * dataset would search with its family's default for as long as the writes go on).
  */
@@ -86,6 +92,21 @@ describe("an index-vectors message that moves the whole backlog", () => {
     await burst("second");
     expect(await stateOf(dataset.id)).toMatchObject({ pending: 300 });
     expect(await backlogPages()).toBeLessThanOrEqual(pages);
+  });
+
+  it("moves the writes' entries out of the search indexes' pending lists", async () => {
+    const dataset = await createDataset(
+      project,
+      { name: "pending", kind: "hybrid" },
+      { embeddingModel: "local/hash" },
+    );
+    await upsertRows(project, dataset.id, {
+      document_id: "burst",
+      rows: Array.from({ length: 300 }, (_, i) => ({ data: { text: text(i) }, metadata: { i } })),
+    });
+    await consumer.deliver("quarry-ingest", indexVectorsMessage(dataset.id));
+    // Nothing left for a search, or the next writer, to read through or empty.
+    expect(await flushPendingIndexEntries(consumer.db)).toBe(0);
   });
 });
 

@@ -3,6 +3,7 @@ export * from "./document-filtered-search.ts";
 export * from "./hybrid-ranking.ts";
 export * from "./keyword-deltas.ts";
 export * from "./keyword-ranking.ts";
+export * from "./pending-index-entries.ts";
 export * from "./query-sample-gate.ts";
 export * from "./query-samples.ts";
 export * from "./query-text.ts";

@@ -1,5 +1,6 @@
 import {
   calibrateEfSearch,
+  flushPendingIndexEntries,
   foldKeywordDeltas,
   indexVectors,
   reclaimVectorBacklog,
@@ -39,6 +40,7 @@ export const handleIndexVectors: MessageHandler<VectorIndexMessage> = async (
     // The writes that asked for this message appended keyword deltas too: fold them while
     // the dataset has its turn, so searches add up only a few.
     const folded = await foldKeywordDeltas(db, message.datasetId);
+    await flushPending(message, deps);
     const progress = await indexVectors(db, message.datasetId, {
       maxRows: VECTOR_INDEX_ROWS_PER_MESSAGE,
       builds: deps.graphBuilds,
@@ -77,6 +79,22 @@ async function reclaim(message: VectorIndexMessage, deps: HandlerDeps): Promise<
     await reclaimVectorBacklog(deps.graphBuilds.session);
   } catch (error) {
     log("warn", "vector backlog vacuum failed", {
+      dataset: message.datasetId,
+      reason: reasonOf(error),
+    });
+  }
+}
+
+/**
+ * The same writes left their rows' entries in the search indexes' pending lists: moved into the
+ * indexes here (`flushPendingIndexEntries`) rather than by a search or a writer. Only logged
+ * when it fails: searches read the pending entries either way.
+ */
+async function flushPending(message: VectorIndexMessage, deps: HandlerDeps): Promise<void> {
+  try {
+    await flushPendingIndexEntries(deps.db);
+  } catch (error) {
+    log("warn", "search index pending entries not flushed", {
       dataset: message.datasetId,
       reason: reasonOf(error),
     });

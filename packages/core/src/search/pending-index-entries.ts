@@ -1,0 +1,31 @@
+import type { Database } from "@quarry/db";
+import { sql } from "drizzle-orm";
+import { queryRows } from "./query-rows.ts";
+
+/**
+ * The GIN indexes on `rows` that searches read: the keyword index (migration 0022) and the
+ * metadata filters' (0006).
+ */
+export const ROW_SEARCH_GIN_INDEXES = ["rows_keyword_gin_idx", "rows_dataset_metadata_gin_idx"];
+
+/**
+ * Moves the entries written rows left in the search indexes' pending lists into the indexes
+ * proper, and returns how many pages that emptied. A GIN index takes new rows' entries into an
+ * unsorted pending list (`fastupdate`: a 100-row insert then costs 9 ms rather than 20 or more),
+ * which every scan of the index reads whole and which the planner counts against the index:
+ * with a few MB pending, a hybrid search read all of a 6,000-row table rather than the index
+ * (21 ms). Vacuum empties the lists, and autovacuum looks at most once a minute; otherwise the
+ * writer whose insert outgrows `gin_pending_list_limit` (4 MB) empties it, and its request
+ * waits ~50 ms. Called after writes by the indexer, so that neither searches nor writers carry
+ * it. Waits only for another backend emptying the same list.
+ */
+export async function flushPendingIndexEntries(db: Database): Promise<number> {
+  const calls = ROW_SEARCH_GIN_INDEXES.map(
+    (name) => sql`gin_clean_pending_list(${name}::regclass)`,
+  );
+  const [row] = await queryRows<{ pages: number | string }>(
+    db,
+    sql`SELECT ${sql.join(calls, sql` + `)} AS pages`,
+  );
+  return Number(row?.pages ?? 0);
+}
