@@ -32,6 +32,9 @@ export const handleIndexVectors: MessageHandler<VectorIndexMessage> = async (
 ) => {
   const { db } = deps;
   try {
+    // Index-wide and cheap, so not held back with the dataset's turn: under a steady stream
+    // of uploads the turn waits, while the searches read what the writes left pending.
+    await flushPending(message, deps);
     const turn = await vectorIndexTurn(db, message);
     if (turn.kind === "defer") {
       await deps.send(turn.message, { delaySeconds: turn.delaySeconds });
@@ -40,7 +43,6 @@ export const handleIndexVectors: MessageHandler<VectorIndexMessage> = async (
     // The writes that asked for this message appended keyword deltas too: fold them while
     // the dataset has its turn, so searches add up only a few.
     const folded = await foldKeywordDeltas(db, message.datasetId);
-    await flushPending(message, deps);
     const progress = await indexVectors(db, message.datasetId, {
       maxRows: VECTOR_INDEX_ROWS_PER_MESSAGE,
       builds: deps.graphBuilds,
