@@ -30,7 +30,7 @@ export interface DocumentDeletion {
  * Deleting large documents from the bench's full dataset: each is written (E11, then E13
  * appends) and deleted whole. A deletion takes its rows out of every structure the row
  * triggers keep, in one statement; its keyword postings went, until migration 0023, through a
- * join Postgres planned quadratic in the postings a deletion empties (31 s for 4,000 rows).
+ * join Postgres planned quadratic in the postings a deletion empties (31 s for 3,999 rows).
  */
 export async function measureDocumentDeletion(
   api: QuarryApi,
