@@ -218,7 +218,6 @@ function describeError(error: unknown): string {
   return parts.join(" ← ");
 }
 
-/** Polls the dataset until no row waits for its HNSW graph. */
 /** Searchable = its rows are listed by a filtered E6 query (what search reads). */
 async function waitForRows(http: HttpClient, key: string, dataset: string, id: string) {
   for (;;) {

@@ -44,7 +44,7 @@ export const rows = pgTable(
     ),
     // The keyword searches' index: a query's rows come back for this dataset only, in one GIN
     // scan, whatever the planner believes of the dataset's size. Written `dataset_id || ''` on
-    // purpose, and so queried (`keywordScope`, core search/keyword-sql.ts): no btree on
+    // purpose, and so queried (`keywordMatch`, core search/keyword-sql.ts): no btree on
     // dataset_id can serve that, so a dataset the statistics do not know yet (one created or
     // filled since the last ANALYZE, estimated at one row) is not read row by row for its
     // terms (migration 0022).

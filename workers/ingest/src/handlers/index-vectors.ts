@@ -32,9 +32,13 @@ export const handleIndexVectors: MessageHandler<VectorIndexMessage> = async (
 ) => {
   const { db } = deps;
   try {
-    // Index-wide and cheap, so not held back with the dataset's turn: under a steady stream
-    // of uploads the turn waits, while the searches read what the writes left pending.
-    await flushPending(message, deps);
+    // The writes that asked for this message left their rows' entries in the search indexes'
+    // pending lists: moved into the indexes here rather than by a search or a writer. Index-wide
+    // and cheap, so not held back with the dataset's turn: under a steady stream of uploads the
+    // turn waits, while the searches read what the writes left pending.
+    await bestEffort(message, "search index pending entries not flushed", () =>
+      flushPendingIndexEntries(db),
+    );
     const turn = await vectorIndexTurn(db, message);
     if (turn.kind === "defer") {
       await deps.send(turn.message, { delaySeconds: turn.delaySeconds });
@@ -48,7 +52,12 @@ export const handleIndexVectors: MessageHandler<VectorIndexMessage> = async (
       builds: deps.graphBuilds,
     });
     log("info", "vectors indexed", { dataset: message.datasetId, folded, ...progress });
-    if (progress.indexed > 0) await reclaim(message, deps);
+    // The backlog's pages freed at once rather than at autovacuum's next look.
+    if (progress.indexed > 0) {
+      await bestEffort(message, "vector backlog vacuum failed", () =>
+        reclaimVectorBacklog(deps.graphBuilds.session),
+      );
+    }
     if (progress.graph === "building") {
       // Another indexer's bulk build: it calibrates when it is done; this looks again later
       // in case that build is cut short (its own message is then retried too).
@@ -73,33 +82,18 @@ export const handleIndexVectors: MessageHandler<VectorIndexMessage> = async (
 };
 
 /**
- * The backlog's pages freed at once (`reclaimVectorBacklog`) rather than at autovacuum's next
- * look. Only logged when it fails: the rows are in the graph either way.
+ * Upkeep the message does beside its indexing, whose failure is only logged: the rows are
+ * searchable and in the graph either way.
  */
-async function reclaim(message: VectorIndexMessage, deps: HandlerDeps): Promise<void> {
+async function bestEffort(
+  message: VectorIndexMessage,
+  failure: string,
+  work: () => Promise<unknown>,
+): Promise<void> {
   try {
-    await reclaimVectorBacklog(deps.graphBuilds.session);
+    await work();
   } catch (error) {
-    log("warn", "vector backlog vacuum failed", {
-      dataset: message.datasetId,
-      reason: reasonOf(error),
-    });
-  }
-}
-
-/**
- * The same writes left their rows' entries in the search indexes' pending lists: moved into the
- * indexes here (`flushPendingIndexEntries`) rather than by a search or a writer. Only logged
- * when it fails: searches read the pending entries either way.
- */
-async function flushPending(message: VectorIndexMessage, deps: HandlerDeps): Promise<void> {
-  try {
-    await flushPendingIndexEntries(deps.db);
-  } catch (error) {
-    log("warn", "search index pending entries not flushed", {
-      dataset: message.datasetId,
-      reason: reasonOf(error),
-    });
+    log("warn", failure, { dataset: message.datasetId, reason: reasonOf(error) });
   }
 }
 
