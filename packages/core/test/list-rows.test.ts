@@ -178,6 +178,8 @@ describe("the filter copy of row metadata and its terms", () => {
       { genre: "drama", year: "2020", tags: [] },
       { year: 2021, author: "O'Brien", tags: ["drama"] },
       { genre: "Drama", title: 'é " \\ 🎬', long: "x".repeat(4096), year: 2020.5 },
+      // A list's repeated string is one term (row_filter_terms' key is term and row).
+      { genre: "horror", tags: ["c", "a", "c"] },
       {},
     ];
     for (let d = 0; d < 3; d++) {
@@ -211,6 +213,8 @@ describe("the filter copy of row metadata and its terms", () => {
       { year: 2020 },
       { year: "2020" },
       { tags: "b" },
+      { tags: "a" },
+      { tags: "c" },
       { genre: { $ne: "drama" } },
       { tags: { $nin: ["a"] } },
       { year: { $gt: 2019, $lt: 2021 } },

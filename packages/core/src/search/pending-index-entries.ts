@@ -3,10 +3,15 @@ import { sql } from "drizzle-orm";
 import { queryRows } from "./query-rows.ts";
 
 /**
- * The GIN indexes on `rows` that searches read: the keyword index (migration 0022) and the
- * metadata filters' (0006).
+ * The GIN indexes that take row writes' entries into a pending list: on `rows`, the keyword
+ * index (migration 0022) and the search filters' (0006); E6's filters' on its narrow copy of the
+ * metadata (0024).
  */
-const ROW_SEARCH_GIN_INDEXES = ["rows_keyword_gin_idx", "rows_dataset_metadata_gin_idx"];
+const PENDING_LIST_INDEXES = [
+  "rows_keyword_gin_idx",
+  "rows_dataset_metadata_gin_idx",
+  "row_filter_metadata_gin_idx",
+];
 
 /**
  * Moves the entries written rows left in the search indexes' pending lists into the indexes
@@ -20,9 +25,7 @@ const ROW_SEARCH_GIN_INDEXES = ["rows_keyword_gin_idx", "rows_dataset_metadata_g
  * it. Waits only for another backend emptying the same list.
  */
 export async function flushPendingIndexEntries(db: Database): Promise<number> {
-  const calls = ROW_SEARCH_GIN_INDEXES.map(
-    (name) => sql`gin_clean_pending_list(${name}::regclass)`,
-  );
+  const calls = PENDING_LIST_INDEXES.map((name) => sql`gin_clean_pending_list(${name}::regclass)`);
   const [row] = await queryRows<{ pages: number | string }>(
     db,
     sql`SELECT ${sql.join(calls, sql` + `)} AS pages`,
