@@ -1,5 +1,9 @@
 import { z } from "@hono/zod-openapi";
-import { VECTOR_GRAPH_LIMITS, type VectorGraphParameters } from "@quarry/core";
+import {
+  DEFAULT_CHARACTERS_PER_FLUSH,
+  VECTOR_GRAPH_LIMITS,
+  type VectorGraphParameters,
+} from "@quarry/core";
 import { binding, databaseConfig, providerConfig } from "@quarry/worker-kit";
 
 /**
@@ -22,6 +26,16 @@ export const envSchema = z.object({
    * trusted per isolate; 0 = off
    */
   AUTH_CACHE_SECONDS: z.coerce.number().int().min(0).max(300).default(10),
+  /**
+   * characters of row text an isolate writes between emptyings of the GIN pending lists after
+   * a reply (core `PendingListFlushes`); 0 = never (the writers and the indexer empty them)
+   */
+  PENDING_LIST_FLUSH_CHARACTERS: z.coerce
+    .number()
+    .int()
+    .min(0)
+    .max(100_000_000)
+    .default(DEFAULT_CHARACTERS_PER_FLUSH),
   /**
    * HNSW build parameters of new datasets' graphs (pgvector's m, ef_construction); unset: by
    * the embedding model's family (core `VECTOR_GRAPH_DEFAULTS`). `pnpm dev` on PGlite sets the

@@ -4,6 +4,7 @@ export * from "./hybrid-ranking.ts";
 export * from "./keyword-deltas.ts";
 export * from "./keyword-ranking.ts";
 export * from "./pending-index-entries.ts";
+export * from "./pending-list-flushes.ts";
 export * from "./query-sample-gate.ts";
 export * from "./query-samples.ts";
 export * from "./query-text.ts";

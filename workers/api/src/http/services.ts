@@ -3,6 +3,8 @@ import {
   type FileOpener,
   type FileStore,
   fetchSource,
+  flushPendingIndexEntries,
+  type PendingListFlushes,
   type ProjectContext,
   type QuerySampleGate,
   type QuerySampler,
@@ -45,6 +47,12 @@ export interface Services {
    * not results (the backlog is searched exactly), and the next write asks again.
    */
   indexVectorsSoon(projectId: string, datasetId: string): void;
+  /**
+   * After a write of rows: counts the text it stored, and once the isolate's writes have filled
+   * the GIN pending lists enough (`PendingListFlushes`), empties them after the reply, so that
+   * no writer's statement has to. A flush that fails costs speed only: it is logged.
+   */
+  textWritten(characters: number): void;
   project(projectId: string): ProjectContext;
   /** the isolate's verified keys and endpoints; routes that revoke or change them forget */
   authCache: AuthCache;
@@ -65,12 +73,13 @@ export interface IsolateState {
   authCache: AuthCache;
   indexRequests: VectorIndexRequests;
   querySampleGate: QuerySampleGate;
+  pendingListFlushes: PendingListFlushes;
 }
 
 export function createServices(
   config: Config,
   bindings: Bindings,
-  { authCache, indexRequests, querySampleGate }: IsolateState,
+  { authCache, indexRequests, querySampleGate, pendingListFlushes }: IsolateState,
   /** told of each database round trip (the reply's Server-Timing) */
   onRoundTrip: (ms: number) => void,
 ): Services {
@@ -103,6 +112,14 @@ export function createServices(
       }),
     );
   };
+  const textWritten = (characters: number) => {
+    if (!pendingListFlushes.wrote(characters)) return;
+    afterReply.push(() =>
+      flushPendingIndexEntries(db()).catch((error: unknown) => {
+        log("warn", "search index pending entries not flushed", { reason: reasonOf(error) });
+      }),
+    );
+  };
   // Some searches' query vectors are kept, after the reply, for the dataset's ef_search to be
   // measured on; enough of them bring the measurement on (it runs in the ingest worker).
   const querySamples = (projectId: string): QuerySampler => ({
@@ -132,6 +149,7 @@ export function createServices(
     fetchUrl: (url) => fetchSource(url, sourceFetchDeps(config.ALLOW_PRIVATE_URLS)),
     enqueue,
     indexVectorsSoon,
+    textWritten,
     project: (projectId) => ({
       db: db(),
       projectId,

@@ -1,4 +1,4 @@
-import { AuthCache, QuerySampleGate, VectorIndexRequests } from "@quarry/core";
+import { AuthCache, PendingListFlushes, QuerySampleGate, VectorIndexRequests } from "@quarry/core";
 import { createMiddleware } from "hono/factory";
 import type { Config } from "../env.ts";
 import type { HonoEnv } from "../http/hono-env.ts";
@@ -18,6 +18,7 @@ export function services(config: (env: HonoEnv["Bindings"]) => Config) {
       authCache: new AuthCache({ ttlMs: settings.AUTH_CACHE_SECONDS * 1000 }),
       indexRequests: new VectorIndexRequests(),
       querySampleGate: new QuerySampleGate(),
+      pendingListFlushes: new PendingListFlushes(settings.PENDING_LIST_FLUSH_CHARACTERS),
     };
     const timing = new ServerTiming();
     const built = createServices(settings, c.env, shared, timing.database);

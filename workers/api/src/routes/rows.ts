@@ -3,6 +3,7 @@ import {
   BadRequestError,
   deleteRow,
   listRows,
+  textCharacters,
   updateRow,
   upsertRows,
   writeRowsOfDocument,
@@ -116,36 +117,46 @@ const listRoute = createRoute({
   responses: { 200: jsonResponse(z.array(RowSchema), "Rows"), ...errorResponses },
 });
 
-function indexVectorsSoon(c: Context<HonoEnv>, datasetId: string) {
+/**
+ * After a write of rows: their embeddings wait in the dataset's vector backlog, and their
+ * index entries in the GIN pending lists; both are moved on after the reply.
+ */
+function rowsWritten(
+  c: Context<HonoEnv>,
+  datasetId: string,
+  rows: readonly { data?: Record<string, string> }[],
+) {
   c.var.services.indexVectorsSoon(c.var.project.projectId, datasetId);
+  c.var.services.textWritten(textCharacters(rows));
 }
 
 export function registerRows(app: OpenAPIHono<HonoEnv>) {
-  // Writes store embeddings in the dataset's vector backlog; each asks for its indexing.
   app.openapi(upsertRoute, async (c) => {
     const { id } = c.req.valid("param");
-    const written = await upsertRows(c.var.project, id, c.req.valid("json"));
-    indexVectorsSoon(c, id);
+    const body = c.req.valid("json");
+    const written = await upsertRows(c.var.project, id, body);
+    rowsWritten(c, id, body.rows);
     return c.json(written, 200);
   });
   app.openapi(replaceRoute, async (c) => {
     const { id, document_id } = c.req.valid("param");
     const body = c.req.valid("json");
     const written = await writeRowsOfDocument(c.var.project, id, document_id, body, "replace");
-    indexVectorsSoon(c, id);
+    rowsWritten(c, id, body.rows);
     return c.json(written, 200);
   });
   app.openapi(addRoute, async (c) => {
     const { id, document_id } = c.req.valid("param");
     const body = c.req.valid("json");
     const written = await writeRowsOfDocument(c.var.project, id, document_id, body, "append");
-    indexVectorsSoon(c, id);
+    rowsWritten(c, id, body.rows);
     return c.json(written, 200);
   });
   app.openapi(updateRoute, async (c) => {
     const { id, row_id } = c.req.valid("param");
-    const updated = await updateRow(c.var.project, id, row_id, c.req.valid("json"));
-    indexVectorsSoon(c, id);
+    const patch = c.req.valid("json");
+    const updated = await updateRow(c.var.project, id, row_id, patch);
+    rowsWritten(c, id, [patch]);
     return c.json(updated, 200);
   });
   app.openapi(deleteRoute, async (c) => {
