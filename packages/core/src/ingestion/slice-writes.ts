@@ -3,6 +3,7 @@ import { and, type SQL, sql } from "drizzle-orm";
 import type { DatasetRecord } from "../datasets/dataset-view.ts";
 import { type DocumentKey, whereDocumentUnfinished } from "../documents/document-key.ts";
 import { INSERT_BATCH, type PositionedRow, rowsInsertStatement } from "../rows/insert-rows.ts";
+import { NEXT_ROW_ID } from "../rows/row-id.ts";
 import { mapConcurrently } from "../shared/map-concurrently.ts";
 import { datasetWriteLock, retryOnContention } from "../shared/write-transaction.ts";
 
@@ -105,7 +106,7 @@ async function reserveRowIds(db: Database, key: SliceKey, count: number): Promis
   const inserted = (await db.execute(sql`
     insert into ingest_slices (dataset_id, document_id, position, row_ids)
     select ${key.datasetId}, ${key.documentId}, ${key.position}::bigint,
-           array(select nextval(pg_get_serial_sequence('rows', 'id'))
+           array(select ${NEXT_ROW_ID}
                  from generate_series(1, ${count}::int) order by 1)
     where exists (select 1 from documents where ${atSlice(key)})
     on conflict do nothing

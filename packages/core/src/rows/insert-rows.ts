@@ -4,6 +4,7 @@ import type { DatasetRecord } from "../datasets/dataset-view.ts";
 import { positionMetadata, type RowPosition } from "../shared/system-metadata.ts";
 import { KEYWORD_CONFIG } from "./keyword-config.ts";
 import type { PreparedRow } from "./prepare-rows.ts";
+import { NEXT_ROW_ID } from "./row-id.ts";
 import { embeddedColumn } from "./row-input.ts";
 import { rowMetadata } from "./row-metadata.ts";
 import { type RowView, toRowView } from "./row-view.ts";
@@ -106,7 +107,7 @@ export function rowsInsertStatement(
            ${scaledVectorSql(sql`s.embedding`, vectors.exponent, dataset.dimensions)},
            to_tsvector(${KEYWORD_CONFIG}::regconfig, s.text)
     from (
-      select ${ids ? sql`v.rid` : sql`nextval(pg_get_serial_sequence('rows', 'id'))`} as id, v.*
+      select ${ids ? sql`v.rid` : NEXT_ROW_ID} as id, v.*
       from (
         select * from jsonb_to_recordset(${JSON.stringify(payload)}::jsonb)
           as r(ord int, rid bigint, data jsonb, metadata jsonb, embedding text, text text)
