@@ -8,6 +8,7 @@ import { fmt } from "../harness/report.ts";
 import { type TimedReply, timeSplit } from "../harness/server-timing.ts";
 import { perSecond, round, type Summary, startTimer, summarize } from "../harness/stats.ts";
 import { measureDocumentDeletion } from "./rows/document-deletion.ts";
+import { measureDocumentReplacement } from "./rows/document-replacement.ts";
 import { listCases, measureListCase } from "./rows/list-latency.ts";
 import { createRawInserter, type RawInserter } from "./rows/raw-insert.ts";
 import { documentId, rowInputs } from "./rows/workload.ts";
@@ -16,8 +17,9 @@ import { documentId, rowInputs } from "./rows/workload.ts";
  * `pnpm bench rows`: E11 upsert throughput (batches of 100 rows of ~500 characters,
  * `local/hash`), sequential and with 4 concurrent clients, against the same rows inserted as
  * one raw SQL statement per batch; then E6 list latency at 100k rows, with and without a
- * 1%-selective filter. Targets: upsert ≥ 70% of the raw insert rate; E6 p50 < 15 ms for the
- * filtered first page at 100k rows.
+ * 1%-selective filter; then replacing 100-row documents and deleting 5,000-row ones at that size.
+ * Targets: upsert ≥ 70% of the raw insert rate; E6 p50 < 15 ms for the filtered first page at
+ * 100k rows.
  *
  * The HTTP and raw batches alternate (one of each, in turn), so both sides write into a table
  * of the same size with the same indexes, warmth and background noise; each rate is rows over
@@ -36,6 +38,8 @@ const MODEL = "local/hash";
 /** Large documents written and deleted at the end (`rows/document-deletion.ts`). */
 const DELETED_DOCUMENTS = 3;
 const DELETED_DOCUMENT_ROWS = 5000;
+/** Documents of the load replaced by E11 before that (`rows/document-replacement.ts`). */
+const REPLACED_DOCUMENTS = 30;
 const TARGET_UPSERT_VS_RAW = 0.7;
 const TARGET_FILTERED_P50_MS = 15;
 
@@ -66,7 +70,7 @@ ORDER BY id`,
 export const rowsBench: Bench = {
   name: "rows",
   summary:
-    "E11 upsert rows/s vs one raw INSERT per batch; E6 list p50/p95 at 100k rows; deleting 5,000-row documents",
+    "E11 upsert rows/s vs one raw INSERT per batch; E6 list p50/p95 at 100k rows; replacing 100-row and deleting 5,000-row documents",
   async run({ target, http, scale, progress }) {
     const total = scaled(FULL_ROWS, scale, { step: BATCH });
     const batches = total / BATCH;
@@ -85,6 +89,7 @@ export const rowsBench: Bench = {
       list_warmup: LIST_WARMUP,
       filter: '{"bucket": b}, b rotating over 0..99 (1% of rows each)',
       deep_offset: deepOffset,
+      replaced_documents: REPLACED_DOCUMENTS,
       deleted_documents: DELETED_DOCUMENTS,
       deleted_document_rows: scaled(DELETED_DOCUMENT_ROWS, scale, { step: 1000 }),
       filtered_offset: Math.floor(total / 100 / 2),
@@ -195,6 +200,18 @@ export const rowsBench: Bench = {
         afterAnalyze = { e6_ms: latency, plans: explained.plans };
       }
 
+      const replacement = await measureDocumentReplacement(
+        api,
+        mainId,
+        {
+          documents: params.replaced_documents,
+          loadedDocuments: batches,
+          rowsPerDocument: BATCH,
+          firstRow:
+            total + concurrentRows + params.deleted_documents * params.deleted_document_rows,
+        },
+        progress,
+      );
       progress(
         `document deletion: ${params.deleted_documents} × ${params.deleted_document_rows} rows`,
       );
@@ -234,6 +251,7 @@ export const rowsBench: Bench = {
         request_floor_ms: floor,
         explain: plans ?? null,
         e6_after_analyze: afterAnalyze ?? null,
+        document_replacement: replacement,
         document_deletion: deletion,
         targets: {
           at_issue_size: scale >= 1,
