@@ -21,8 +21,9 @@ const PENDING_LIST_INDEXES = [
  * with a few MB pending, a hybrid search read all of a 6,000-row table rather than the index
  * (21 ms). Vacuum empties the lists, and autovacuum looks at most once a minute; otherwise the
  * writer whose insert outgrows `gin_pending_list_limit` (4 MB) empties it, and its request
- * waits ~50 ms. Called after writes by the indexer, so that neither searches nor writers carry
- * it. Waits only for another backend emptying the same list.
+ * waits ~50 ms. Called after writes, by the indexer and after the API's replies
+ * (`PendingListFlushes`), so that neither searches nor writers carry it. Waits only for another
+ * backend emptying the same list.
  */
 export async function flushPendingIndexEntries(db: Database): Promise<number> {
   const calls = PENDING_LIST_INDEXES.map((name) => sql`gin_clean_pending_list(${name}::regclass)`);
