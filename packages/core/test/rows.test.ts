@@ -125,6 +125,30 @@ describe("E11 upsert", () => {
     expect(await storedEmbedding(written.rows[0]!.id)).toBeNull();
   });
 
+  it("keeps each vector on its own row when a batch mixes embedded and unembedded rows", async () => {
+    const { ctx, datasetId } = await setup("mixed", [
+      { name: "text", type: "text", embed: true },
+      { name: "title", type: "text", embed: false },
+    ]);
+    const texts = [null, "granite quarry", null, null, "river stone", "marble", null];
+    const written = await upsertRows(ctx, datasetId, {
+      rows: texts.map((text, i) => ({
+        data: text ? { text } : ({ title: `title ${i}` } as Record<string, string>),
+      })),
+    });
+    const embedder = new LocalHashEmbedder();
+    for (const [i, text] of texts.entries()) {
+      const stored = await storedEmbedding(written.rows[i]!.id);
+      if (text === null) {
+        expect(stored, `row ${i}`).toBeNull();
+        continue;
+      }
+      const expected = embedder.embedOne(text);
+      expect(stored, `row ${i}`).toHaveLength(384);
+      for (const [d, v] of stored!.entries()) expect(v).toBeCloseTo(expected[d]!, 5);
+    }
+  });
+
   it.each([
     ["rows", { rows: "nope" }],
     ["rows[0].data.text", { rows: [{ data: { text: 1 } }] }],
