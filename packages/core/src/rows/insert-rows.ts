@@ -71,7 +71,7 @@ export async function insertRows(
 
 /**
  * `insert into rows … returning id` for one batch: the rows travel as one JSON parameter and
- * their vectors beside it (`vectorsParameter`), ids come from the rows sequence in input order
+ * their vectors beside it (`scaleVectorList`), ids come from the rows sequence in input order
  * (or are the `ids` reserved for them, one per row), and each row's metadata gets its `rowId`.
  * Usable on its own or inside a larger statement.
  */
