@@ -25,12 +25,18 @@ import {
   samplesCallForCalibration,
   searchRows,
   upsertRows,
-  VECTOR_GRAPH_DEFAULTS,
 } from "../src/index.ts";
 import { useFreshDatabase } from "./support/database.ts";
 import { createTenant } from "./support/tenant.ts";
 
 const database = useFreshDatabase();
+
+/**
+ * The graph these datasets grow: the one `pnpm dev` grows on PGlite (16 / 64). The local
+ * family's default (24 / 256) took PGlite ~60 s to link this file's 4,000 vectors, a test's
+ * whole budget; what is under test is the calibration, which measures whatever graph it finds.
+ */
+const GRAPH = { m: 16, efConstruction: 64 };
 
 async function rowsOf<T>(query: SQL): Promise<T[]> {
   return ((await database.db.execute(query)) as unknown as { rows: T[] }).rows;
@@ -131,7 +137,11 @@ describe("ef_search defaults", () => {
 describe("ef_search calibration", () => {
   it("measures a graph of 1,000+ vectors, stores the list size reaching the target recall, and waits for it to double", async () => {
     const { ctx } = await createTenant(database.db, "calibrate");
-    const { id } = await createDataset(ctx, { name: "c" }, { embeddingModel: "local/hash" });
+    const { id } = await createDataset(
+      ctx,
+      { name: "c" },
+      { embeddingModel: "local/hash", graph: GRAPH },
+    );
 
     await growTo(ctx, id, 0, 900);
     expect(await calibrateEfSearch(ctx, id)).toEqual({
@@ -147,8 +157,8 @@ describe("ef_search calibration", () => {
       measured_rows: null,
       measured_on: null,
       measured_queries: null,
-      m: VECTOR_GRAPH_DEFAULTS.local.m,
-      ef_construction: VECTOR_GRAPH_DEFAULTS.local.efConstruction,
+      m: GRAPH.m,
+      ef_construction: GRAPH.efConstruction,
     });
 
     await growTo(ctx, id, 900, 2000);
@@ -181,8 +191,8 @@ describe("ef_search calibration", () => {
       measured_rows: 2000,
       measured_on: "stored_texts",
       measured_queries: EF_SEARCH_CALIBRATION.queries,
-      m: VECTOR_GRAPH_DEFAULTS.local.m,
-      ef_construction: VECTOR_GRAPH_DEFAULTS.local.efConstruction,
+      m: GRAPH.m,
+      ef_construction: GRAPH.efConstruction,
     });
     // What the stored size gives searches, by queries and an exact ranking of our own.
     expect(await independentRecall(ctx, id, 20)).toBeGreaterThanOrEqual(0.93);
@@ -222,7 +232,11 @@ describe("the recall a calibration accepts", () => {
 describe("ef_search measured on the dataset's own searches", () => {
   it("keeps the query vectors of semantic and hybrid searches, and measures again on them once it holds enough", async () => {
     const { ctx } = await createTenant(database.db, "samples");
-    const { id } = await createDataset(ctx, { name: "s" }, { embeddingModel: "local/hash" });
+    const { id } = await createDataset(
+      ctx,
+      { name: "s" },
+      { embeddingModel: "local/hash", graph: GRAPH },
+    );
     await growTo(ctx, id, 0, 1500);
     expect(await calibrateEfSearch(ctx, id)).toMatchObject({
       measured: true,
