@@ -27,16 +27,10 @@ import {
   upsertRows,
 } from "../src/index.ts";
 import { useFreshDatabase } from "./support/database.ts";
+import { SMALL_GRAPH } from "./support/small-graph.ts";
 import { createTenant } from "./support/tenant.ts";
 
 const database = useFreshDatabase();
-
-/**
- * The graph these datasets grow: the one `pnpm dev` grows on PGlite (16 / 64). The local
- * family's default (24 / 256) took PGlite ~60 s to link this file's 4,000 vectors, a test's
- * whole budget; what is under test is the calibration, which measures whatever graph it finds.
- */
-const GRAPH = { m: 16, efConstruction: 64 };
 
 async function rowsOf<T>(query: SQL): Promise<T[]> {
   return ((await database.db.execute(query)) as unknown as { rows: T[] }).rows;
@@ -140,7 +134,7 @@ describe("ef_search calibration", () => {
     const { id } = await createDataset(
       ctx,
       { name: "c" },
-      { embeddingModel: "local/hash", graph: GRAPH },
+      { embeddingModel: "local/hash", graph: SMALL_GRAPH },
     );
 
     await growTo(ctx, id, 0, 900);
@@ -157,8 +151,8 @@ describe("ef_search calibration", () => {
       measured_rows: null,
       measured_on: null,
       measured_queries: null,
-      m: GRAPH.m,
-      ef_construction: GRAPH.efConstruction,
+      m: SMALL_GRAPH.m,
+      ef_construction: SMALL_GRAPH.efConstruction,
     });
 
     await growTo(ctx, id, 900, 2000);
@@ -191,8 +185,8 @@ describe("ef_search calibration", () => {
       measured_rows: 2000,
       measured_on: "stored_texts",
       measured_queries: EF_SEARCH_CALIBRATION.queries,
-      m: GRAPH.m,
-      ef_construction: GRAPH.efConstruction,
+      m: SMALL_GRAPH.m,
+      ef_construction: SMALL_GRAPH.efConstruction,
     });
     // What the stored size gives searches, by queries and an exact ranking of our own.
     expect(await independentRecall(ctx, id, 20)).toBeGreaterThanOrEqual(0.93);
@@ -235,7 +229,7 @@ describe("ef_search measured on the dataset's own searches", () => {
     const { id } = await createDataset(
       ctx,
       { name: "s" },
-      { embeddingModel: "local/hash", graph: GRAPH },
+      { embeddingModel: "local/hash", graph: SMALL_GRAPH },
     );
     await growTo(ctx, id, 0, 1500);
     expect(await calibrateEfSearch(ctx, id)).toMatchObject({

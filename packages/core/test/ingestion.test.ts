@@ -17,6 +17,7 @@ import {
 import { buildPdf } from "./parsing/support/pdf-builder.ts";
 import { useFreshDatabase } from "./support/database.ts";
 import { insertFileDocument, MemorySources } from "./support/file-documents.ts";
+import { SMALL_GRAPH } from "./support/small-graph.ts";
 import { createTenant } from "./support/tenant.ts";
 
 const database = useFreshDatabase();
@@ -152,7 +153,7 @@ describe("ingestion slices", () => {
     const dataset = await createDataset(
       ctx,
       { name: "csv", metadata_columns: [{ name: "n", type: "number" }] },
-      { embeddingModel: "local/hash" },
+      { embeddingModel: "local/hash", graph: SMALL_GRAPH },
     );
     const files = new MemorySources();
     const n = 8000; // ~2.2 MB: more than two 1 MB windows
@@ -240,7 +241,7 @@ describe("ingestion slices", () => {
     const dataset = await createDataset(
       ctx,
       { name: "parts", metadata_columns: [{ name: "n", type: "number" }] },
-      { embeddingModel: "local/hash" },
+      { embeddingModel: "local/hash", graph: SMALL_GRAPH },
     );
     const files = new MemorySources();
     const n = 1600; // one slice, four parts
@@ -284,7 +285,11 @@ describe("ingestion slices", () => {
 
   it("ingests UTF-8 text across windows without losing or repeating text", async () => {
     const { ctx } = await createTenant(database.db, "text");
-    const dataset = await createDataset(ctx, { name: "text" }, { embeddingModel: "local/hash" });
+    const dataset = await createDataset(
+      ctx,
+      { name: "text" },
+      { embeddingModel: "local/hash", graph: SMALL_GRAPH },
+    );
     const files = new MemorySources();
     const paragraphs = Array.from(
       { length: 12_000 },
