@@ -1,6 +1,6 @@
 import { sql } from "drizzle-orm";
 import { describe, expect, it } from "vitest";
-import { scaledVectorSql, scaleVectorList, scaleVectors } from "../src/rows/vector-transfer.ts";
+import { scaledVectorSql, scaleVectors } from "../src/rows/vector-transfer.ts";
 import { useFreshDatabase } from "./support/database.ts";
 
 const database = useFreshDatabase();
@@ -104,21 +104,6 @@ describe("embeddings sent as scaled integers", () => {
       const decimal = vector.map((x) => String(Math.round(x * 2 ** exponent)));
       expect(integers[n]).toBe(`{${decimal.join(",")}}`);
     }
-  });
-
-  it("write a batch as one text: the same literals in order, joined by ';', empty for null", () => {
-    const random = seeded(13);
-    const vectors: (number[] | null)[] = Array.from({ length: 5 }, () => normalised(random, 384));
-    // every length of decimal, both signs (0.95 · 2^30 has ten digits), around nulls
-    vectors.splice(2, 0, null, [0.95, -0.95, 0, -0, 1e-12, -1e-12, 2 ** -29, -(2 ** -20), 1e-3]);
-    const batch = [null, ...vectors, null];
-    const list = scaleVectorList(batch);
-    const each = scaleVectors(batch);
-    expect(list.exponent).toBe(each.exponent);
-    expect(list.text).toBe(each.integers.map((literal) => literal ?? "").join(";"));
-    expect(list.text).toMatch(/[{,]-?\d{10}[,}]/);
-    expect(scaleVectorList([null])).toEqual({ exponent: 0, text: "" });
-    expect(scaleVectorList([])).toEqual({ exponent: 0, text: "" });
   });
 
   it("refuse components no float4 holds", () => {

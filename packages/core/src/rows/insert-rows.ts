@@ -8,7 +8,7 @@ import { NEXT_ROW_ID } from "./row-id.ts";
 import { embeddedColumn } from "./row-input.ts";
 import { rowMetadata } from "./row-metadata.ts";
 import { type RowView, toRowView } from "./row-view.ts";
-import { scaledVectorSql, scaleVectorList } from "./vector-transfer.ts";
+import { scaledVectorSql, scaleVectors } from "./vector-transfer.ts";
 
 /**
  * Rows per statement. Each statement's parameters (~4 KB a row with its vector) are copied
@@ -71,7 +71,7 @@ export async function insertRows(
 
 /**
  * `insert into rows … returning id` for one batch: the rows travel as one JSON parameter and
- * their vectors beside it (`scaleVectorList`), ids come from the rows sequence in input order
+ * their vectors beside it (`vectorsParameter`), ids come from the rows sequence in input order
  * (or are the `ids` reserved for them, one per row), and each row's metadata gets its `rowId`.
  * Usable on its own or inside a larger statement.
  */
@@ -83,12 +83,7 @@ export function rowsInsertStatement(
   onlyIf: SQL = sql`true`,
   ids?: readonly number[],
 ): SQL {
-  const vectors = scaleVectorList(batch.map((row) => row.embedding));
-  // The vectors travel beside the JSON, as a text parameter of their own that `rows from`
-  // zips with it by position. Inside the JSON, Postgres' JSON parser read each vector's ~4 KB
-  // a character at a time before the int4 parser read it again: a 100-row payload parsed in
-  // 7.1 ms with its vectors and 2.3 without, and a 100-row E11 batch took ~4 ms less (p50,
-  // native, on a VM 2–3× slower than usual).
+  const vectors = scaleVectors(batch.map((row) => row.embedding));
   const payload = batch.map((row, ord) => ({
     ord,
     ...(ids ? { rid: ids[ord] } : {}),
@@ -116,13 +111,25 @@ export function rowsInsertStatement(
         select * from rows from (
           jsonb_to_recordset(${JSON.stringify(payload)}::jsonb)
             as (ord int, rid bigint, data jsonb, metadata jsonb, text text),
-          unnest(string_to_array(${vectors.text}::text, ';', ''))
+          unnest(string_to_array(${vectorsParameter(vectors.integers)}::text, ';', ''))
         ) as r(ord, rid, data, metadata, text, embedding)
         order by ord
       ) v
     ) s
     where ${onlyIf}
     returning id`;
+}
+
+/**
+ * A batch's vectors as one text parameter beside the JSON one, in input order: their int4
+ * literals joined by `;`, an empty one for a row without a vector (NULL once split); `rows
+ * from` zips the two lists by position. Inside the JSON, Postgres' JSON parser read each
+ * vector's ~4 KB a character at a time before the int4 parser read it again: a 100-row
+ * payload parsed in 7.1 ms with its vectors and 2.3 without, and a 100-row E11 batch took
+ * ~4 ms less (p50, native, on a VM 2–3× slower than usual).
+ */
+function vectorsParameter(integers: readonly (string | null)[]): string {
+  return integers.map((literal) => literal ?? "").join(";");
 }
 
 /** The views of rows just written, from their ids (ascending = input order). */

@@ -28,31 +28,6 @@ const MAX_EXPONENT = 126;
  * scale vector, and its largest component keeps 30 significant bits.
  */
 export function scaleVectors(vectors: readonly (readonly number[] | null)[]): ScaledVectors {
-  const exponent = batchExponent(vectors);
-  const factor = 2 ** exponent;
-  return {
-    exponent,
-    integers: vectors.map((vector) => (vector ? integerLiteral(vector, factor) : null)),
-  };
-}
-
-/**
- * A batch's vectors as one text, scaled as `scaleVectors` scales them: their int4 literals in
- * input order, joined by `;`, an empty one where the input is null. Statements split it with
- * `string_to_array(text, ';', '')`.
- */
-export interface ScaledVectorList {
-  exponent: number;
-  text: string;
-}
-
-export function scaleVectorList(vectors: readonly (readonly number[] | null)[]): ScaledVectorList {
-  const exponent = batchExponent(vectors);
-  return { exponent, text: integerLiterals(vectors, 2 ** exponent) };
-}
-
-/** The exponent of a batch: its largest component scaled to 30 bits, within float4's range. */
-function batchExponent(vectors: readonly (readonly number[] | null)[]): number {
   let largest = 0;
   for (const vector of vectors) {
     if (!vector) continue;
@@ -73,7 +48,10 @@ function batchExponent(vectors: readonly (readonly number[] | null)[]): number {
   if (largest * factor >= 2 ** INTEGER_BITS) {
     throw new RangeError(`an embedding component (${largest}) is beyond what float4 stores`);
   }
-  return exponent;
+  return {
+    exponent,
+    integers: vectors.map((vector) => (vector ? integerLiteral(vector, factor) : null)),
+  };
 }
 
 /**
@@ -81,6 +59,8 @@ function batchExponent(vectors: readonly (readonly number[] | null)[]): number {
  * ~90 MB allocated for a CSV slice's 2,000 vectors against ~24 MB, and is 4× slower. Writing
  * ASCII bytes and decoding each vector with `TextDecoder` is ~25 % faster (bundled, Node), but
  * in workerd it took the ingest isolate's heap to 332 MB over the 100 MB CSV (102 MB joined).
+ * So did one buffer and one decode per batch (~1.7× faster in Node): 211 MB against 101
+ * (`pnpm bench ingest`, native, 2026-11-28), past the 128 MB a Worker may use.
  */
 function integerLiteral(vector: readonly number[], factor: number): string {
   const integers = new Array<number>(vector.length);
@@ -90,55 +70,6 @@ function integerLiteral(vector: readonly number[], factor: number): string {
   // under 100 MB to 880 MB over a 100 MB CSV.
   for (let i = 0; i < vector.length; i++) integers[i] = Math.round((vector[i] as number) * factor);
   return `{${integers.join(",")}}`;
-}
-
-const ASCII = { comma: 44, minus: 45, zero: 48, semicolon: 59, open: 123, close: 125 };
-/** "-1073741823,": the longest component a literal holds, with its comma */
-const MAX_COMPONENT_BYTES = 12;
-const decoder = new TextDecoder();
-
-/**
- * `integerLiteral` for a whole batch, written as ASCII into one buffer and decoded once: ~1.7×
- * faster than formatting each number for `join` (2.6 against 4.5 ms for 100 dense 384-d
- * vectors, Node, on a VM 2–3× slower than usual). One decode and one flat string per batch,
- * not the per-vector decodes that swelled the ingest isolate's heap (`integerLiteral`).
- */
-function integerLiterals(vectors: readonly (readonly number[] | null)[], factor: number): string {
-  let size = 0;
-  for (const vector of vectors) size += (vector ? vector.length * MAX_COMPONENT_BYTES + 2 : 0) + 1;
-  const bytes = new Uint8Array(size);
-  let at = 0;
-  for (let k = 0; k < vectors.length; k++) {
-    if (k > 0) bytes[at++] = ASCII.semicolon;
-    const vector = vectors[k];
-    if (!vector) continue;
-    bytes[at++] = ASCII.open;
-    for (let i = 0; i < vector.length; i++) {
-      if (i > 0) bytes[at++] = ASCII.comma;
-      at = writeInteger(bytes, at, Math.round((vector[i] as number) * factor));
-    }
-    bytes[at++] = ASCII.close;
-  }
-  return decoder.decode(bytes.subarray(0, at));
-}
-
-/** Writes `value` (|value| < 2^30) in decimal at `at`; returns the position after it. */
-function writeInteger(bytes: Uint8Array, at: number, value: number): number {
-  let rest = value;
-  if (rest < 0) {
-    bytes[at++] = ASCII.minus;
-    rest = -rest;
-  }
-  let end = at + 1;
-  for (let bound = 10; rest >= bound && bound <= 1e9; bound *= 10) end++;
-  let p = end;
-  while (rest >= 10) {
-    const quotient = Math.floor(rest / 10);
-    bytes[--p] = ASCII.zero + (rest - quotient * 10);
-    rest = quotient;
-  }
-  bytes[--p] = ASCII.zero + rest;
-  return end;
 }
 
 /**
