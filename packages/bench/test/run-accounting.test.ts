@@ -2,7 +2,7 @@ import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type FreshDatabase, freshDatabase } from "../../core/test/support/database.ts";
 import { trackCpu } from "../src/harness/cpu.ts";
-import { BENCH_PROCESS_ROLE } from "../src/harness/processes.ts";
+import { BENCH_PROCESS_ROLE } from "../src/harness/process-roles.ts";
 import { trackStatements } from "../src/harness/statements.ts";
 
 /**

@@ -1,5 +1,7 @@
 export * from "./embedded-database.ts";
 export * from "./free-port.ts";
+export * from "./inspect/isolate-heap.ts";
+export * from "./inspect/processes.ts";
 export * from "./native-postgres/index.ts";
 export * from "./native-proxy/index.ts";
 export * from "./native-proxy/native-database.ts";

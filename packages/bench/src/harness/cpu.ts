@@ -2,12 +2,11 @@ import { readFile } from "node:fs/promises";
 import { availableParallelism } from "node:os";
 import {
   allProcesses,
-  BENCH_PROCESS_ROLE,
-  descendantRoles,
   descendantsOf,
   type ProcessInfo,
   TICKS_PER_SECOND,
-} from "./processes.ts";
+} from "@quarry/local-stack";
+import { BENCH_PROCESS_ROLE, descendantRoles } from "./process-roles.ts";
 import { round } from "./stats.ts";
 
 /**

@@ -1,4 +1,4 @@
-import { descendantProcesses, listeningPorts } from "./processes.ts";
+import { descendantProcesses, listeningPorts } from "@quarry/local-stack";
 
 /**
  * The api worker's own HTTP socket in a started stack, for `BENCH_VIA=worker`.

@@ -1,5 +1,5 @@
 import { readFile } from "node:fs/promises";
-import { descendantProcesses } from "../../harness/processes.ts";
+import { descendantProcesses } from "@quarry/local-stack";
 
 /** Resident set size of `pid` in bytes; undefined when it is gone. */
 export async function rssOf(pid: number): Promise<number | undefined> {

@@ -1,8 +1,5 @@
-import {
-  BENCH_PROCESS_ROLE,
-  descendantProcesses,
-  descendantRoles,
-} from "../../harness/processes.ts";
+import { descendantProcesses } from "@quarry/local-stack";
+import { BENCH_PROCESS_ROLE, descendantRoles } from "../../harness/process-roles.ts";
 import { rssOf } from "../ingest/process-memory.ts";
 
 /**

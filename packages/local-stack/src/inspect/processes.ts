@@ -1,6 +1,8 @@
 import { readdir, readFile, readlink } from "node:fs/promises";
 
-// The processes of the stack a bench started, and the sockets they listen on, read from /proc.
+// The processes a local stack runs under this process (wrangler, its workerd children), and
+// the sockets they listen on, read from /proc: how the bench and the tests find a worker's
+// inspector and account for its CPU and memory.
 
 export interface ProcessInfo {
   pid: number;
@@ -17,7 +19,7 @@ export interface ProcessInfo {
 /** `/proc` counts CPU time in USER_HZ ticks, 100 a second on every Linux ABI. */
 export const TICKS_PER_SECOND = 100;
 
-/** Every descendant of this process (the stack's wrangler and its workerd children). */
+/** Every descendant of this process (a stack's wrangler and its workerd children). */
 export async function descendantProcesses(): Promise<ProcessInfo[]> {
   return descendantsOf(await allProcesses());
 }
@@ -34,7 +36,7 @@ export function descendantsOf(all: ProcessInfo[]): ProcessInfo[] {
   return all.filter((p) => isDescendant(p.pid));
 }
 
-/** Every process of the machine this bench can see. */
+/** Every process of the machine this process can see. */
 export async function allProcesses(): Promise<ProcessInfo[]> {
   const all: ProcessInfo[] = [];
   for (const entry of await readdir("/proc")) {
@@ -79,41 +81,4 @@ export async function listeningPorts(pid: number): Promise<number[]> {
     }
   }
   return ports;
-}
-
-/** The role this bench process plays in a load run. */
-export const BENCH_PROCESS_ROLE = "bench (PGlite + loopback pg server when the stack is ours)";
-
-/**
- * What each descendant of this process is, from its name, parent and command line: wrangler's
- * bin re-executes itself once; `wrangler dev` runs two workerd: the workers themselves (with
- * an inspector) and its dev proxy in front of them, which listens on the stack's port.
- */
-export async function descendantRoles(descendants: ProcessInfo[]): Promise<Map<number, string>> {
-  const launchers = new Set(
-    descendants.filter((p) => p.ppid === process.pid && p.name === "node").map((p) => p.pid),
-  );
-  const roles = new Map<number, string>();
-  for (const p of descendants) roles.set(p.pid, roleOf(p, launchers, await commandLine(p.pid)));
-  return roles;
-}
-
-function roleOf(p: ProcessInfo, launchers: Set<number>, args: string): string {
-  if (p.name === "workerd") {
-    return args.includes("--inspector-addr")
-      ? "workerd (the api and ingest workers)"
-      : "workerd (wrangler's dev proxy)";
-  }
-  if (p.name === "esbuild") return "esbuild (wrangler's bundler)";
-  if (p.name === "node" && launchers.has(p.ppid)) return "wrangler dev (miniflare)";
-  if (p.name === "node" && p.ppid === process.pid) return "wrangler launcher (bin/wrangler.js)";
-  return p.name;
-}
-
-async function commandLine(pid: number): Promise<string> {
-  try {
-    return (await readFile(`/proc/${pid}/cmdline`, "utf8")).replaceAll("\0", " ");
-  } catch {
-    return "";
-  }
 }

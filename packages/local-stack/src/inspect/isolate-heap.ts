@@ -1,12 +1,15 @@
 import WebSocket from "ws";
-import { descendantProcesses, listeningPorts } from "../../harness/processes.ts";
-import { mb } from "./process-memory.ts";
+import { descendantProcesses, listeningPorts } from "./processes.ts";
 
 /**
- * The memory of one Worker's V8 isolate, read through workerd's inspector
- * (`Runtime.getHeapUsage`): the figure Cloudflare's 128 MB limit is about. Process RSS (see
- * `process-memory.ts`) also counts the runtime, every other worker of the process and the
- * allocator's slack, so it only bounds this from above.
+ * The memory of one Worker's V8 isolate in a stack this process started, read through
+ * workerd's inspector (`Runtime.getHeapUsage`). Process RSS also counts the runtime, every
+ * other worker of the process and the allocator's slack, so it only bounds this from above.
+ *
+ * Two readings differ by the garbage: locally workerd sets the isolate no heap limit, so V8
+ * collects lazily and the heap in use runs to 100–200 MB of mostly dead objects over a large
+ * ingestion. `collectGarbage` asks for a full collection before each reading: what is left is
+ * what the isolate holds, the memory a 128 MB limit cannot reclaim.
  *
  * wrangler dev runs workerd with `--inspector-addr=localhost:0`; the port is found among the
  * sockets that workerd process listens on, as the one whose `/json` lists the worker.
@@ -33,14 +36,37 @@ export interface IsolateHeap {
   used_with_buffers_mb: number;
 }
 
+export interface HeapSampling {
+  everyMs?: number;
+  /** a full collection before each reading: the live heap, not the heap in use */
+  collectGarbage?: boolean;
+}
+
+export interface HeapSamples {
+  worker: string;
+  samples: number;
+  sessions: number;
+  first: IsolateHeap | undefined;
+  peak: IsolateHeap;
+  /** the reading with the least in use: with `collectGarbage`, the isolate between events */
+  lowest: IsolateHeap | undefined;
+  last: IsolateHeap | undefined;
+}
+
 /**
- * Samples the isolate's heap until stopped; returns the first and the peak readings.
+ * Samples the isolate's heap until stopped; returns the first, the peak, the lowest and the last
+ * readings.
  * workerd closes an inspector session that attaches while the isolate is running an event,
  * so a closed session is opened again until one answers; once attached it stays.
  */
-export async function sampleIsolateHeap(workerName: string, everyMs = 100) {
+export async function sampleIsolateHeap(
+  workerName: string,
+  { everyMs = 100, collectGarbage = false }: HeapSampling = {},
+): Promise<{ stop(): Promise<HeapSamples> }> {
   const url = await isolateInspectorUrl(workerName);
   let first: IsolateHeap | undefined;
+  let last: IsolateHeap | undefined;
+  let lowest: IsolateHeap | undefined;
   const peak: IsolateHeap = { used_mb: 0, total_mb: 0, used_with_buffers_mb: 0 };
   let samples = 0;
   let sessions = 0;
@@ -48,6 +74,8 @@ export async function sampleIsolateHeap(workerName: string, everyMs = 100) {
   const record = (usage: HeapUsage) => {
     const heap = toHeap(usage);
     first ??= heap;
+    last = heap;
+    if (!lowest || heap.used_with_buffers_mb < lowest.used_with_buffers_mb) lowest = heap;
     samples++;
     peak.used_mb = Math.max(peak.used_mb, heap.used_mb);
     peak.total_mb = Math.max(peak.total_mb, heap.total_mb);
@@ -56,7 +84,7 @@ export async function sampleIsolateHeap(workerName: string, everyMs = 100) {
   const loop = (async () => {
     while (!stopped) {
       sessions++;
-      await sampleOneSession(url, everyMs, record, () => stopped);
+      await sampleOneSession(url, { everyMs, collectGarbage }, record, () => stopped);
       if (!stopped) await sleep(200);
     }
   })();
@@ -64,7 +92,7 @@ export async function sampleIsolateHeap(workerName: string, everyMs = 100) {
     async stop() {
       stopped = true;
       await loop;
-      return { worker: workerName, samples, sessions, first, peak };
+      return { worker: workerName, samples, sessions, first, peak, lowest, last };
     },
   };
 }
@@ -72,7 +100,7 @@ export async function sampleIsolateHeap(workerName: string, everyMs = 100) {
 /** One inspector session: asks for the heap usage every `everyMs` until it closes or stops. */
 async function sampleOneSession(
   url: string,
-  everyMs: number,
+  { everyMs, collectGarbage }: Required<HeapSampling>,
   record: (usage: HeapUsage) => void,
   stopped: () => boolean,
 ): Promise<void> {
@@ -89,7 +117,10 @@ async function sampleOneSession(
     if (reply.result && typeof reply.result.usedSize === "number") record(reply.result);
   });
   await Promise.race([new Promise((resolve) => socket.once("open", resolve)), closed]);
-  for (let id = 1; open && !stopped(); id++) {
+  for (let id = 1; open && !stopped(); id += 2) {
+    // The inspector answers in order: the reading comes after the collection.
+    if (collectGarbage)
+      socket.send(JSON.stringify({ id: id + 1, method: "HeapProfiler.collectGarbage" }));
     socket.send(JSON.stringify({ id, method: "Runtime.getHeapUsage" }));
     await sleep(everyMs);
   }
@@ -124,3 +155,6 @@ async function inspectorTargets(
     return [];
   }
 }
+
+/** Bytes as MiB with one decimal, as the memory figures are reported. */
+const mb = (bytes: number) => Math.round((bytes / 1024 / 1024) * 10) / 10;

@@ -1,0 +1,113 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { SLICE_LIMITS } from "../../../packages/core/src/ingestion/ingest-slice.ts";
+import { sampleIsolateHeap } from "../../../packages/local-stack/src/inspect/isolate-heap.ts";
+import { startTestStack, type TestStack } from "../../api/test/support/test-stack.ts";
+
+/**
+ * The ingest worker's isolate, while it ingests a CSV of several slices, holds well under the
+ * 128 MB a Worker may use. Each reading comes after a full collection (the live heap, what a
+ * limit cannot reclaim), through workerd's inspector: locally the isolate has no heap limit,
+ * so the heap in use is mostly garbage and says little. What this guards: a slice stays
+ * bounded (SLICE_LIMITS) and what it holds at once (rows, embeddings, one insert payload) stays
+ * small; and nothing of a slice outlives its message: the idle isolate after the file holds
+ * what it held between two messages, give or take.
+ *
+ * A stack of its own: the sampler finds the worker's inspector among this process's workerd
+ * children, and no other file's work runs in the isolate meanwhile. Native PostgreSQL only:
+ * the isolate's memory does not depend on the engine behind the driver (the same Neon driver
+ * and local proxy either way), and the embedded engine would take several times longer.
+ */
+
+/** Half a Worker's limit: the headroom left for rows larger than these. */
+const LIVE_HEAP_CEILING_MB = 64;
+/**
+ * What the idle isolate after the file may hold over its lowest reading (between two
+ * messages). Measured on 2026-11-28: 0.7 MB over these 8 slices (0.8 and 2.2 over 6); with
+ * each slice's parsed rows kept in a module-level list (~1 MB of text a slice, the smallest
+ * leak worth finding: a 100 MB file would leak 100 MB), 8.9 MB (6.1 over 6). The live heap ran
+ * ~16–21 MB between messages and peaked at 31–40 MB during one.
+ */
+const IDLE_GROWTH_LIMIT_MB = 4;
+const SLICES = 8;
+const ROW_CHARS = 500;
+
+let fx: TestStack;
+let key: string;
+let datasetId: string;
+
+/** ~SLICES slices of CSV: `text` of ROW_CHARS characters, words of its own per row. */
+function csvOfSlices(): { data: string; rows: number } {
+  const lines = ["text,n"];
+  let bytes = 0;
+  let rows = 0;
+  while (bytes < SLICES * SLICE_LIMITS.csvBytes) {
+    const words = Array.from({ length: 80 }, (_, w) => `r${rows}w${w}`).join(" ");
+    const line = `"${words.padEnd(ROW_CHARS, " tide").slice(0, ROW_CHARS)}",${rows}`;
+    lines.push(line);
+    bytes += line.length + 1;
+    rows++;
+  }
+  return { data: `${lines.join("\n")}\n`, rows };
+}
+
+async function api(method: string, path: string, body?: unknown, token = key) {
+  const res = await fetch(`${fx.stack.baseUrl}${path}`, {
+    method,
+    headers: { authorization: `Bearer ${token}`, "content-type": "application/json" },
+    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+  });
+  const text = await res.text();
+  return { status: res.status, text, body: text ? JSON.parse(text) : null };
+}
+
+const native = Boolean(process.env.QUARRY_TEST_DATABASE_URL);
+
+describe.runIf(native)("the ingest worker's isolate over a CSV of several slices", () => {
+  beforeAll(async () => {
+    fx = await startTestStack({ label: "isolate-memory" });
+    const admin = fx.stack.adminToken;
+    const project = await api("POST", "/admin/projects", { name: "isolate-memory" }, admin);
+    key = (await api("POST", `/admin/projects/${project.body.id}/keys`, {}, admin)).body.key;
+    datasetId = (await api("POST", "/api/datasets", { name: "memory", kind: "hybrid" })).body.id;
+  }, 180_000);
+
+  afterAll(async () => {
+    await fx?.stop();
+  });
+
+  it(`holds under ${LIVE_HEAP_CEILING_MB} MB of live heap, keeps nothing of the file, and stores every row`, async () => {
+    const csv = csvOfSlices();
+    const heap = await sampleIsolateHeap("quarry-ingest", { collectGarbage: true });
+    const form = new FormData();
+    form.append("file", new Blob([csv.data], { type: "text/csv" }), "slices.csv");
+    const upload = await fetch(`${fx.stack.baseUrl}/api/datasets/${datasetId}/upload`, {
+      method: "POST",
+      headers: { authorization: `Bearer ${key}` },
+      body: form,
+    });
+    expect(upload.status, await upload.clone().text()).toBe(200);
+    const { document_id: documentId } = (await upload.json()) as { document_id: string };
+
+    const deadline = Date.now() + 150_000;
+    let document: { status: string; row_count: number; error: string | null };
+    for (;;) {
+      document = (await api("GET", `/api/datasets/${datasetId}/documents/${documentId}`)).body;
+      if (document.status === "ready" || document.status === "failed") break;
+      if (Date.now() > deadline) throw new Error(`still ${document.status} after 150 s`);
+      await new Promise((resolve) => setTimeout(resolve, 200));
+    }
+    const samples = await heap.stop();
+
+    expect(document, document.error ?? "").toMatchObject({ status: "ready", row_count: csv.rows });
+    // Readings all through the ingestion, not a few at its edges (one every 100 ms).
+    expect(samples.samples).toBeGreaterThanOrEqual(SLICES * 3);
+    expect(samples.peak.used_with_buffers_mb).toBeGreaterThan(0);
+    const readings = `live heap over ${csv.rows} rows: ${JSON.stringify(samples)}`;
+    expect(samples.peak.used_with_buffers_mb, readings).toBeLessThan(LIVE_HEAP_CEILING_MB);
+    // The last reading is the idle isolate once the document is ready (the graph's message
+    // waits out the indexing window); the lowest, the isolate between two messages.
+    const idle = samples.last?.used_with_buffers_mb ?? Number.NaN;
+    const lowest = samples.lowest?.used_with_buffers_mb ?? Number.NaN;
+    expect(idle - lowest, readings).toBeLessThan(IDLE_GROWTH_LIMIT_MB);
+  }, 240_000);
+});
