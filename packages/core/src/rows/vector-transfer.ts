@@ -57,10 +57,13 @@ export function scaleVectors(vectors: readonly (readonly number[] | null)[]): Sc
 /**
  * Joined, not concatenated: `out += …` per component leaves a rope of ~770 nodes per vector,
  * ~90 MB allocated for a CSV slice's 2,000 vectors against ~24 MB, and is 4× slower. Writing
- * ASCII bytes and decoding each vector with `TextDecoder` is ~25 % faster (bundled, Node), but
- * in workerd it took the ingest isolate's heap to 332 MB over the 100 MB CSV (102 MB joined).
- * So did one buffer and one decode per batch (~1.7× faster in Node): 211 MB against 101
- * (`pnpm bench ingest`, native, 2026-11-28), past the 128 MB a Worker may use.
+ * ASCII bytes and decoding each vector with `TextDecoder` is ~25 % faster (bundled, Node), and
+ * one buffer and one decode per batch ~1.7×. Both were dropped for the ingest isolate's heap in
+ * use over the 100 MB CSV (332 and 211 MB against ~101 joined), but that reading counts garbage
+ * V8 had not collected (workerd sets no heap limit locally): after a full collection before each
+ * reading, the per-batch buffer's live heap was the joined writer's (37.5 against 36.9 MB over
+ * a 10 MB CSV, 2026-11-28). What is left to choose on is speed, which `pnpm bench ingest` did
+ * not tell from this VM's noise (+9–12 % rows/s in one pair of runs).
  */
 function integerLiteral(vector: readonly number[], factor: number): string {
   const integers = new Array<number>(vector.length);
