@@ -112,15 +112,27 @@ async function sampleOneSession(
   }).then(() => {
     open = false;
   });
+  const answered = new Map<number, () => void>();
   socket.on("message", (raw) => {
-    const reply = JSON.parse(String(raw)) as { result?: HeapUsage };
+    const reply = JSON.parse(String(raw)) as { id?: number; result?: HeapUsage };
+    if (reply.id !== undefined) answered.get(reply.id)?.();
     if (reply.result && typeof reply.result.usedSize === "number") record(reply.result);
   });
+  /** sends a command and waits for its answer (or the session's end) */
+  const ask = (id: number, method: string) =>
+    Promise.race([
+      new Promise<void>((resolve) => {
+        answered.set(id, resolve);
+        socket.send(JSON.stringify({ id, method }));
+      }),
+      closed,
+    ]).finally(() => answered.delete(id));
   await Promise.race([new Promise((resolve) => socket.once("open", resolve)), closed]);
   for (let id = 1; open && !stopped(); id += 2) {
-    // The inspector answers in order: the reading comes after the collection.
-    if (collectGarbage)
-      socket.send(JSON.stringify({ id: id + 1, method: "HeapProfiler.collectGarbage" }));
+    // The reading is asked for once the collection has answered: a session's first reading,
+    // sent together with its collection, came back with the garbage still in.
+    if (collectGarbage) await ask(id + 1, "HeapProfiler.collectGarbage");
+    if (!open) break;
     socket.send(JSON.stringify({ id, method: "Runtime.getHeapUsage" }));
     await sleep(everyMs);
   }
