@@ -350,6 +350,17 @@ function rawUpload(
     req.on("error", (error) => {
       if (!replied) reject(new Error(`no reply after sending ${sent} bytes: ${error.message}`));
     });
+    // Where it stood, should it hang (once, on a slow CI day, at the test's 60 s): the bytes the
+    // server took, whether its reply began, whether the client waits for the socket to drain.
+    const stalled = setTimeout(() => {
+      reject(
+        new Error(
+          `stalled after sending ${sent} of ${total} bytes: reply ${replied ? "begun" : "not begun"}, ${req.writableNeedDrain ? "waiting for drain" : "not waiting for drain"}`,
+        ),
+      );
+      req.destroy();
+    }, 50_000);
+    req.on("close", () => clearTimeout(stalled));
     const write = (chunk: Buffer) => {
       sent += chunk.length;
       return req.write(chunk);
