@@ -168,5 +168,5 @@ async function inspectorTargets(
   }
 }
 
-/** Bytes as MiB with one decimal, as the memory figures are reported. */
-const mb = (bytes: number) => Math.round((bytes / 1024 / 1024) * 10) / 10;
+/** Bytes as MiB with one decimal, as the memory figures (the bench's too) are reported. */
+export const mb = (bytes: number) => Math.round((bytes / 1024 / 1024) * 10) / 10;

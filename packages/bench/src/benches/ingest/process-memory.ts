@@ -1,5 +1,5 @@
 import { readFile } from "node:fs/promises";
-import { descendantProcesses } from "@quarry/local-stack";
+import { descendantProcesses, mb } from "@quarry/local-stack";
 
 /** Resident set size of `pid` in bytes; undefined when it is gone. */
 export async function rssOf(pid: number): Promise<number | undefined> {
@@ -21,9 +21,6 @@ export async function descendantRss(name: string): Promise<Map<number, number>> 
   }
   return rss;
 }
-
-/** Bytes as MiB with one decimal, as the memory figures are reported. */
-export const mb = (bytes: number) => Math.round((bytes / 1024 / 1024) * 10) / 10;
 
 /** Samples `descendantRss` until stopped; keeps the first and the peak reading per pid. */
 export function sampleMemory(name: string, everyMs = 200) {

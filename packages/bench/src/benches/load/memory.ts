@@ -1,4 +1,4 @@
-import { descendantProcesses } from "@quarry/local-stack";
+import { descendantProcesses, mb } from "@quarry/local-stack";
 import { BENCH_PROCESS_ROLE, descendantRoles } from "../../harness/process-roles.ts";
 import { rssOf } from "../ingest/process-memory.ts";
 
@@ -26,8 +26,6 @@ interface Reading {
   role: string;
   bytes: number;
 }
-
-const mb = (bytes: number) => Math.round((bytes / 1024 / 1024) * 10) / 10;
 
 async function readAll(): Promise<Reading[]> {
   const self: Reading = {
