@@ -2,6 +2,7 @@ import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { buildPdf } from "../../../packages/core/test/parsing/support/pdf-builder.ts";
+import { type PrivateStackApi, privateStackTenant } from "./support/stack-client.ts";
 import { startTestStack, type TestStack } from "./support/test-stack.ts";
 
 /**
@@ -15,6 +16,7 @@ let server: Server;
 let source: string;
 let base: string;
 let key: string;
+let api: PrivateStackApi;
 let datasetId: string;
 
 const pdf = buildPdf({
@@ -43,20 +45,7 @@ beforeAll(async () => {
 
   fx = await startTestStack({ label: "parse-url", vars: { ALLOW_PRIVATE_URLS: "true" } });
   base = fx.stack.baseUrl;
-  const admin = {
-    authorization: `Bearer ${fx.stack.adminToken}`,
-    "content-type": "application/json",
-  };
-  const post = async (path: string, body: unknown) => {
-    const res = await fetch(`${base}${path}`, {
-      method: "POST",
-      headers: admin,
-      body: JSON.stringify(body),
-    });
-    return (await res.json()) as { id: string; key: string };
-  };
-  const project = await post("/admin/projects", { name: "parse-url" });
-  key = (await post(`/admin/projects/${project.id}/keys`, {})).key;
+  ({ key, api } = await privateStackTenant(fx, "parse-url"));
   datasetId = (await api("POST", "/api/datasets", { name: "fetched" })).body.id;
 }, 180_000);
 
@@ -64,16 +53,6 @@ afterAll(async () => {
   await fx?.stop();
   await new Promise<void>((resolve) => server?.close(() => resolve()));
 });
-
-async function api(method: string, path: string, body?: unknown) {
-  const res = await fetch(`${base}${path}`, {
-    method,
-    headers: { authorization: `Bearer ${key}`, "content-type": "application/json" },
-    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-  });
-  const text = await res.text();
-  return { status: res.status, text, body: text ? JSON.parse(text) : null };
-}
 
 describe("E5 parse_url of mislabelled replies", () => {
   it("parses a PDF served as text/plain as a PDF: rows with page and chunk, the file downloadable", async () => {

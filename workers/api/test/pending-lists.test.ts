@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { connectSql, type SqlClient } from "../../../packages/local-stack/src/sql-client.ts";
+import { type PrivateStackApi, privateStackTenant } from "./support/stack-client.ts";
 import { startTestStack, type TestStack } from "./support/test-stack.ts";
 
 /**
@@ -19,7 +20,7 @@ const PENDING_LIST_INDEXES = [
 
 let fx: TestStack;
 let sql: SqlClient;
-let key: string;
+let api: PrivateStackApi;
 let datasetId: string;
 
 beforeAll(async () => {
@@ -28,9 +29,7 @@ beforeAll(async () => {
     vars: { PENDING_LIST_FLUSH_CHARACTERS: String(FLUSH_CHARACTERS) },
   });
   sql = await connectSql(fx.stack.databaseUrl);
-  const admin = { token: fx.stack.adminToken };
-  const project = await api("POST", "/admin/projects", { name: "pending-lists" }, admin);
-  key = (await api("POST", `/admin/projects/${project.body.id}/keys`, {}, admin)).body.key;
+  ({ api } = await privateStackTenant(fx, "pending-lists"));
   datasetId = (await api("POST", "/api/datasets", { name: "written", kind: "hybrid" })).body.id;
 }, 180_000);
 
@@ -38,16 +37,6 @@ afterAll(async () => {
   await sql?.close();
   await fx?.stop();
 });
-
-async function api(method: string, path: string, body?: unknown, auth = { token: key }) {
-  const res = await fetch(`${fx.stack.baseUrl}${path}`, {
-    method,
-    headers: { authorization: `Bearer ${auth.token}`, "content-type": "application/json" },
-    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-  });
-  const text = await res.text();
-  return { status: res.status, text, body: text ? JSON.parse(text) : null };
-}
 
 /** 100 rows of `charsPerRow` characters each, every row with words of its own. */
 function rows(document: string, charsPerRow: number) {

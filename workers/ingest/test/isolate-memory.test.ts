@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { SLICE_LIMITS } from "../../../packages/core/src/ingestion/ingest-slice.ts";
 import { sampleIsolateHeap } from "../../../packages/local-stack/src/inspect/isolate-heap.ts";
+import { type PrivateStackApi, privateStackTenant } from "../../api/test/support/stack-client.ts";
 import { startTestStack, type TestStack } from "../../api/test/support/test-stack.ts";
 
 /**
@@ -37,6 +38,7 @@ const ROW_CHARS = 500;
 
 let fx: TestStack;
 let key: string;
+let api: PrivateStackApi;
 let datasetId: string;
 
 /** ~`slices` slices of CSV: `text` of ROW_CHARS characters, words of its own per row. */
@@ -52,16 +54,6 @@ function csvOfSlices(slices: number): { data: string; rows: number } {
     rows++;
   }
   return { data: `${lines.join("\n")}\n`, rows };
-}
-
-async function api(method: string, path: string, body?: unknown, token = key) {
-  const res = await fetch(`${fx.stack.baseUrl}${path}`, {
-    method,
-    headers: { authorization: `Bearer ${token}`, "content-type": "application/json" },
-    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-  });
-  const text = await res.text();
-  return { status: res.status, text, body: text ? JSON.parse(text) : null };
 }
 
 interface DocumentState {
@@ -97,9 +89,7 @@ const native = Boolean(process.env.QUARRY_TEST_DATABASE_URL);
 describe.runIf(native)("the ingest worker's isolate over a CSV of several slices", () => {
   beforeAll(async () => {
     fx = await startTestStack({ label: "isolate-memory" });
-    const admin = fx.stack.adminToken;
-    const project = await api("POST", "/admin/projects", { name: "isolate-memory" }, admin);
-    key = (await api("POST", `/admin/projects/${project.body.id}/keys`, {}, admin)).body.key;
+    ({ key, api } = await privateStackTenant(fx, "isolate-memory"));
     datasetId = (await api("POST", "/api/datasets", { name: "memory", kind: "hybrid" })).body.id;
   }, 180_000);
 
