@@ -108,6 +108,8 @@ describe("invariants", () => {
       ],
       // a row that waits for the graph in neither place
       ["DELETE FROM vector_backlog WHERE row_id = $1", [c0]],
+      // a backlog count that no backlog change wrote (the delete above counted itself)
+      ["INSERT INTO vector_backlog_counts VALUES ($1, 2)", [datasetId]],
       ["DELETE FROM documents WHERE dataset_id = $1 AND id = 'doc-c'", [datasetId]],
     ];
     for (const [text, params] of corruptions) await database.fresh.sql(text, params);
@@ -125,6 +127,7 @@ describe("invariants", () => {
       ["vector_backlog/indexed_vectors", "missing", 1],
       ["vector_backlog/indexed_vectors", "stale", 1],
       ["vector_backlog/indexed_vectors", "stale backlog", 1],
+      ["vector_backlog_counts", "wrong", 1],
       ["documents", "rows without their document", 1],
     ]);
     const lines = await checkInvariants(database.fresh, { datasetIds: [datasetId] });
@@ -139,6 +142,10 @@ describe("invariants", () => {
     );
     expect(lines).toContain(
       `vector_backlog/indexed_vectors stale backlog (1): backlog entry row ${b0} (dataset ${datasetId}) does not hold the row's current embedding`,
+    );
+    // doc-b's two rows wait (doc-c's entry went, and counted itself out); 2 were added by hand
+    expect(lines).toContain(
+      `vector_backlog_counts wrong (1): [${datasetId}] pending=4, recomputed pending=2`,
     );
     expect(lines).toContain(
       `documents rows without their document (1): 1 rows of document ${datasetId}/doc-c, which does not exist`,

@@ -2,6 +2,7 @@ import { sql } from "drizzle-orm";
 import { describe, expect, it } from "vitest";
 import {
   createDataset,
+  deleteDataset,
   deleteDocument,
   deleteRow,
   documentFilteredSearch,
@@ -36,9 +37,19 @@ async function expectVectorsConsistent(datasetId: string) {
            <> (EXISTS (SELECT 1 FROM indexed_vectors v WHERE v.row_id = r.id
                        AND v.dataset_id = r.dataset_id AND v.embedding = r.embedding)))::int AS placed_once,
       (SELECT count(*) FROM vector_backlog b WHERE b.dataset_id = ${datasetId})::int
-        + (SELECT count(*) FROM indexed_vectors v WHERE v.dataset_id = ${datasetId})::int AS entries`);
+        + (SELECT count(*) FROM indexed_vectors v WHERE v.dataset_id = ${datasetId})::int AS entries,
+      (SELECT count(*) FROM vector_backlog b WHERE b.dataset_id = ${datasetId})::int AS waiting`);
   expect(state!.placed_once).toBe(state!.embedded);
   expect(state!.entries).toBe(state!.embedded);
+  expect(await pendingVectorRows(database.db, datasetId)).toBe(state!.waiting);
+}
+
+/** The dataset's appended backlog counts, oldest first. */
+async function backlogCounts(datasetId: string): Promise<number[]> {
+  const found = await rowsOf<{ pending: string | number }>(
+    sql`SELECT pending FROM vector_backlog_counts WHERE dataset_id = ${datasetId} ORDER BY ctid`,
+  );
+  return found.map((r) => Number(r.pending));
 }
 
 const text = (i: number) =>
@@ -129,5 +140,42 @@ describe("the vector backlog", () => {
         .map((r) => r.data.text)
         .sort(),
     );
+  });
+
+  it("is counted from appended changes, folded by the indexer and deleted with its dataset", async () => {
+    const { ctx } = await createTenant(database.db, "backlog-counts");
+    const { id } = await createDataset(
+      ctx,
+      { name: "c", dimensions: 16 },
+      { embeddingModel: "local/hash" },
+    );
+    const rows = (from: number, n: number) =>
+      Array.from({ length: n }, (_, i) => ({ data: { text: text(from + i) } }));
+    await upsertRows(ctx, id, { document_id: "a", rows: rows(0, 7) });
+    await upsertRows(ctx, id, { document_id: "b", rows: rows(7, 5) });
+    // E11 replacing "a": its 7 entries leave, 4 new rows join
+    await upsertRows(ctx, id, { document_id: "a", rows: rows(20, 4) });
+    expect(await backlogCounts(id)).toEqual([7, 5, -7, 4]);
+    expect(await pendingVectorRows(database.db, id)).toBe(9);
+
+    // One row re-embedded twice while it waits: replaced in place, counted once.
+    const [waiting] = await rowsOf<{ id: string }>(
+      sql`SELECT id::text FROM rows WHERE dataset_id = ${id} AND document_id = 'b' LIMIT 1`,
+    );
+    await updateRow(ctx, id, waiting!.id, { data: { text: "a new text" } });
+    await updateRow(ctx, id, waiting!.id, { data: { text: "another text" } });
+    expect(await backlogCounts(id)).toEqual([7, 5, -7, 4]);
+
+    // The indexer's move counts itself out, and its reading folds the rows into one.
+    expect(await indexVectorBacklog(database.db, id, 6)).toEqual({ indexed: 6, pending: 3 });
+    expect(await backlogCounts(id)).toEqual([3]);
+    expect(await indexVectorBacklog(database.db, id, 100)).toEqual({ indexed: 3, pending: 0 });
+    expect(await backlogCounts(id)).toEqual([]);
+    await expectVectorsConsistent(id);
+
+    await upsertRows(ctx, id, { document_id: "c", rows: rows(40, 2) });
+    expect(await backlogCounts(id)).toEqual([2]);
+    await deleteDataset(ctx, id, noFiles);
+    expect(await backlogCounts(id)).toEqual([]);
   });
 });

@@ -43,7 +43,7 @@ export async function indexVectorBacklog(
     if (moved.picked < take) break;
   }
   if (indexed > 0) await analyzeNewGraph(db, datasetId);
-  return { indexed, pending: await pendingVectorRows(db, datasetId) };
+  return { indexed, pending: await foldPendingVectorRows(db, datasetId) };
 }
 
 /**
@@ -112,11 +112,29 @@ async function analyzeNewGraph(db: Database, datasetId: string): Promise<void> {
   await db.execute(sql`SELECT quarry_analyze_new_vector_graph(${datasetId})`);
 }
 
-/** How many of a dataset's rows wait for its graph (searched exactly until then). */
+/**
+ * How many of a dataset's rows wait for its graph (searched exactly until then): the sum of the
+ * counts the backlog's trigger appended (`vector_backlog_counts`), a few small rows, rather than
+ * a count of the backlog, whose every row carries an embedding.
+ */
 export async function pendingVectorRows(db: Database, datasetId: string): Promise<number> {
   const [row] = await queryRows<{ pending: number | string }>(
     db,
-    sql`SELECT count(*)::int AS pending FROM vector_backlog WHERE dataset_id = ${datasetId}`,
+    sql`SELECT coalesce(sum(pending), 0)::bigint AS pending
+        FROM vector_backlog_counts WHERE dataset_id = ${datasetId}`,
+  );
+  return Number(row?.pending ?? 0);
+}
+
+/**
+ * `pendingVectorRows`, folding the dataset's appended counts into one row on the way
+ * (`quarry_fold_vector_backlog_counts`: packages/db/README.md), so that the sum stays a few
+ * rows long under a steady stream of writes. The indexer's reading after each move.
+ */
+export async function foldPendingVectorRows(db: Database, datasetId: string): Promise<number> {
+  const [row] = await queryRows<{ pending: number | string }>(
+    db,
+    sql`SELECT quarry_fold_vector_backlog_counts(${datasetId}) AS pending`,
   );
   return Number(row?.pending ?? 0);
 }

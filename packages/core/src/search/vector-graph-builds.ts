@@ -2,6 +2,7 @@ import type { Database } from "@quarry/db";
 import { sql } from "drizzle-orm";
 import { queryRows } from "./query-rows.ts";
 import {
+  foldPendingVectorRows,
   indexVectorBacklog,
   moveBacklogRows,
   pendingVectorRows,
@@ -141,7 +142,7 @@ async function buildInBulk(
   const after = await graphStatements(db, datasetId);
   return {
     indexed,
-    pending: await pendingVectorRows(db, datasetId),
+    pending: await foldPendingVectorRows(db, datasetId),
     graph: after?.graph ?? "missing",
     bulk: true,
   };

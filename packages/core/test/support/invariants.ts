@@ -62,6 +62,7 @@ export async function findDifferences(
     rowFilterMetadata,
     rowFilterTerms,
     vectorBacklogAndGraph,
+    vectorBacklogCounts,
     documentRowCounts,
   ];
   const found: Difference[] = [];
@@ -250,6 +251,23 @@ export async function vectorBacklogAndGraph(t: InvariantTarget, s: InvariantScop
     count: Number(r.count),
     examples: r.examples ?? [],
   }));
+}
+
+/**
+ * Per dataset: how many rows wait in its backlog (0026). Maintained: the sum of the dataset's
+ * appended `vector_backlog_counts`, where the schema has them. A dataset at zero may keep a
+ * folded row of 0 or none at all; a deleted dataset's counts must not add up to anything.
+ */
+export async function vectorBacklogCounts(t: InvariantTarget, s: InvariantScope) {
+  if (!(await hasTable(t, "vector_backlog_counts"))) return [];
+  return compareSets(t, s, {
+    structure: "vector_backlog_counts",
+    key: ["dataset_id"],
+    values: ["pending"],
+    maintained: `SELECT dataset_id, sum(pending)::bigint AS pending
+      FROM vector_backlog_counts GROUP BY 1 HAVING sum(pending) <> 0`,
+    recomputed: `SELECT dataset_id, count(*)::bigint AS pending FROM vector_backlog GROUP BY 1`,
+  });
 }
 
 /**
