@@ -46,13 +46,20 @@ CREATE TRIGGER datasets_vector_backlog_counts_delete AFTER DELETE ON datasets
 --> statement-breakpoint
 -- Folds a dataset's appended counts into one row and returns the dataset's count. Readers sum
 -- the rows in one snapshot, so folding changes no figure anyone reads. Never waits: a dataset
--- already being folded by another caller returns its sum unfolded.
+-- already being folded by another caller, or being deleted, returns its sum unfolded. The
+-- dataset's row is held first (`FOR KEY SHARE`, as `quarry_fold_keyword_deltas` does): a
+-- deletion that locks it afterwards waits for the fold, and one that locked it first is
+-- skipped. Unheld, a deletion's trigger waited for a count row the fold held, and the fold's
+-- summed row, inserted after that trigger's snapshot, outlived its dataset (forced in
+-- core's test/concurrency/vector-races.test.ts).
 CREATE FUNCTION quarry_fold_vector_backlog_counts(target_dataset text) RETURNS bigint
 LANGUAGE plpgsql AS $fn$
 DECLARE
   total bigint;
 BEGIN
-  IF NOT pg_try_advisory_xact_lock(hashtext('quarry_fold_vector_backlog_counts'), hashtext(target_dataset)) THEN
+  PERFORM 1 FROM datasets WHERE id = target_dataset FOR KEY SHARE SKIP LOCKED;
+  IF NOT FOUND
+     OR NOT pg_try_advisory_xact_lock(hashtext('quarry_fold_vector_backlog_counts'), hashtext(target_dataset)) THEN
     SELECT coalesce(sum(pending), 0) INTO total FROM vector_backlog_counts WHERE dataset_id = target_dataset;
     RETURN total;
   END IF;

@@ -1,7 +1,9 @@
+import { sql } from "drizzle-orm";
 import { beforeAll, describe, expect, it } from "vitest";
 import {
   createDataset,
   deleteRow,
+  foldPendingVectorRows,
   indexVectorBacklog,
   type ProjectContext,
   updateRow,
@@ -36,6 +38,19 @@ beforeAll(async () => {
     $fn$`);
   await suite.fresh.sql(`CREATE TRIGGER test_pause_backlog_delete BEFORE DELETE ON vector_backlog
     FOR EACH ROW EXECUTE FUNCTION test_pause_backlog_delete()`);
+  // The same for the backlog's counts, once per session: a fold pauses on its first row.
+  await suite.fresh.sql(`
+    CREATE FUNCTION test_pause_count_delete() RETURNS trigger LANGUAGE plpgsql AS $fn$
+    BEGIN
+      IF coalesce(current_setting('quarry.test_pause_counts', true), '') <> '' THEN
+        PERFORM pg_sleep(current_setting('quarry.test_pause_counts')::float8);
+        PERFORM set_config('quarry.test_pause_counts', '', false);
+      END IF;
+      RETURN OLD;
+    END
+    $fn$`);
+  await suite.fresh.sql(`CREATE TRIGGER test_pause_count_delete BEFORE DELETE ON vector_backlog_counts
+    FOR EACH ROW EXECUTE FUNCTION test_pause_count_delete()`);
 });
 
 /** An indexer whose deletes from the backlog pause `seconds` each (one session: `max` 1). */
@@ -80,5 +95,40 @@ describe("the vector graph while an indexer moves a row", () => {
     await deleteRow({ ...ctx, db: writer.db }, datasetId, String(rowId));
     await indexing;
     expect(await checkInvariants(suite.fresh, { datasetIds: [datasetId] })).toEqual([]);
+  });
+});
+
+describe("the backlog's counts while the dataset is deleted", () => {
+  it("are folded before the deletion or not at all: no deadlock, nothing left behind", async () => {
+    const dataset = await createDataset(ctx, { name: "folded" }, { embeddingModel: "local/hash" });
+    for (const [document, n] of [
+      ["a", 3],
+      ["b", 2],
+    ] as const) {
+      await upsertRows(ctx, dataset.id, {
+        document_id: document,
+        rows: Array.from({ length: n }, (_, i) => ({ data: { text: `${document} comet ${i}` } })),
+      });
+    }
+    const folder = suite.connect(1);
+    await folder.pool.query("SET quarry.test_pause_counts = '0.6'");
+    const folding = foldPendingVectorRows(folder.db, dataset.id);
+    await sleep(200); // the fold is inside its DELETE now, holding the first count row
+    // deleteDataset's statements, without its retry on contention: a deadlock must show.
+    const deleter = suite.connect(1);
+    const deleting = deleter.db.transaction(async (tx) => {
+      await tx.execute(sql`SELECT id FROM datasets WHERE id = ${dataset.id} FOR UPDATE`);
+      await tx.execute(sql`DELETE FROM rows WHERE dataset_id = ${dataset.id}`);
+      await tx.execute(sql`DELETE FROM documents WHERE dataset_id = ${dataset.id}`);
+      await tx.execute(sql`DELETE FROM datasets WHERE id = ${dataset.id}`);
+    });
+    const [folded, deleted] = await Promise.allSettled([folding, deleting]);
+    expect(folded).toEqual({ status: "fulfilled", value: 5 });
+    expect(deleted.status).toBe("fulfilled");
+    const left = await suite.fresh.sql(
+      "SELECT pending FROM vector_backlog_counts WHERE dataset_id = $1",
+      [dataset.id],
+    );
+    expect(left).toEqual([]);
   });
 });
