@@ -152,11 +152,23 @@ export const loadBench: Bench = {
     const elapsedMs = load.elapsedMs;
     const cpuReport = await cpu.stop();
     const statementReport = await statements.stop();
+    // What every semantic and hybrid search of the load ranked exactly at its end: the rows the
+    // indexer had not moved into the graph yet (the graph grows ~4–6 ms a row; the mix writes
+    // faster than that on 2 cores).
+    const vectorIndex = (await api.getDataset(dataset.id)).body.vector_index;
+    const backlogAfterLoad = {
+      pending_rows: vectorIndex?.pending_rows ?? null,
+      graph: vectorIndex?.graph ?? null,
+      ef_search: vectorIndex?.ef_search ?? null,
+    };
     const totals = recorder.totals();
     progress(
       `${fmt(load.completed)} requests in ${fmt(elapsedMs / 1000, 1)} s (${fmt(perSecond(load.completed, elapsedMs), 1)}/s), ${totals.failed} failed (${JSON.stringify(totals.by_kind)})`,
     );
     for (const example of recorder.examples) progress(`  ${example}`);
+    progress(
+      `vector index at the end of the load: ${fmt(backlogAfterLoad.pending_rows ?? 0)} rows waiting for the graph (searched exactly), graph ${backlogAfterLoad.graph}`,
+    );
     progress(
       `CPU: ${cpuReport.machine.busy_cores} of ${cpuReport.machine.cores} cores busy; ${cpuReport.roles
         .filter((r) => r.cores >= 0.01)
@@ -201,6 +213,7 @@ export const loadBench: Bench = {
         operations,
         errors: totals,
         integrity,
+        vector_index_after_load: backlogAfterLoad,
         cpu: cpuReport,
         database_statements: statementReport,
         memory: {
