@@ -27,30 +27,22 @@ const suite = useNativeSuite();
 let ctx: ProjectContext;
 beforeAll(async () => {
   ctx = (await createTenant(suite.fresh.db, "races")).ctx;
+  // One pause function, its setting and whether it pauses once per session named by each
+  // trigger: an indexer's backlog deletes pause on every row, a fold of the counts on its first.
   await suite.fresh.sql(`
-    CREATE FUNCTION test_pause_backlog_delete() RETURNS trigger LANGUAGE plpgsql AS $fn$
+    CREATE FUNCTION test_pause_delete() RETURNS trigger LANGUAGE plpgsql AS $fn$
     BEGIN
-      IF coalesce(current_setting('quarry.test_pause', true), '') <> '' THEN
-        PERFORM pg_sleep(current_setting('quarry.test_pause')::float8);
+      IF coalesce(current_setting(TG_ARGV[0], true), '') <> '' THEN
+        PERFORM pg_sleep(current_setting(TG_ARGV[0])::float8);
+        IF TG_ARGV[1] = 'once' THEN PERFORM set_config(TG_ARGV[0], '', false); END IF;
       END IF;
       RETURN OLD;
     END
     $fn$`);
   await suite.fresh.sql(`CREATE TRIGGER test_pause_backlog_delete BEFORE DELETE ON vector_backlog
-    FOR EACH ROW EXECUTE FUNCTION test_pause_backlog_delete()`);
-  // The same for the backlog's counts, once per session: a fold pauses on its first row.
-  await suite.fresh.sql(`
-    CREATE FUNCTION test_pause_count_delete() RETURNS trigger LANGUAGE plpgsql AS $fn$
-    BEGIN
-      IF coalesce(current_setting('quarry.test_pause_counts', true), '') <> '' THEN
-        PERFORM pg_sleep(current_setting('quarry.test_pause_counts')::float8);
-        PERFORM set_config('quarry.test_pause_counts', '', false);
-      END IF;
-      RETURN OLD;
-    END
-    $fn$`);
+    FOR EACH ROW EXECUTE FUNCTION test_pause_delete('quarry.test_pause', 'every row')`);
   await suite.fresh.sql(`CREATE TRIGGER test_pause_count_delete BEFORE DELETE ON vector_backlog_counts
-    FOR EACH ROW EXECUTE FUNCTION test_pause_count_delete()`);
+    FOR EACH ROW EXECUTE FUNCTION test_pause_delete('quarry.test_pause_counts', 'once')`);
 });
 
 /** An indexer whose deletes from the backlog pause `seconds` each (one session: `max` 1). */
