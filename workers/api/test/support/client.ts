@@ -1,5 +1,6 @@
 import { inject } from "vitest";
 import { resendAfterDevProxyRestart } from "./dev-proxy.ts";
+import { withinReplyDeadline } from "./reply-deadline.ts";
 
 export const baseUrl = () => inject("baseUrl");
 export const adminToken = () => inject("adminToken");
@@ -30,17 +31,21 @@ export async function call<T = any>(path: string, options: CallOptions = {}): Pr
     body = JSON.stringify(options.body);
     if (!headers.has("content-type")) headers.set("content-type", "application/json");
   }
-  return resendAfterDevProxyRestart(`${options.method ?? "GET"} ${path}`, async () => {
-    const res = await fetch(`${baseUrl()}${path}`, {
-      method: options.method ?? "GET",
-      headers,
-      body,
-    });
-    const text = await res.text();
-    let parsed: unknown = text;
-    if (res.headers.get("content-type")?.includes("json") && text) parsed = JSON.parse(text);
-    return { status: res.status, headers: res.headers, body: parsed as T, text };
-  });
+  const label = `${options.method ?? "GET"} ${path}`;
+  return resendAfterDevProxyRestart(label, () =>
+    withinReplyDeadline(label, async (signal) => {
+      const res = await fetch(`${baseUrl()}${path}`, {
+        method: options.method ?? "GET",
+        headers,
+        body,
+        signal,
+      });
+      const text = await res.text();
+      let parsed: unknown = text;
+      if (res.headers.get("content-type")?.includes("json") && text) parsed = JSON.parse(text);
+      return { status: res.status, headers: res.headers, body: parsed as T, text };
+    }),
+  );
 }
 
 export function admin<T = any>(path: string, options: Omit<CallOptions, "token"> = {}) {

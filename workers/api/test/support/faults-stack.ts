@@ -5,7 +5,7 @@ import { PgConnection } from "../../../../packages/local-stack/src/pg-server/con
 import { sessionLockFor } from "../../../../packages/local-stack/src/pg-server/session-lock.ts";
 import type { Stack } from "../../../../packages/local-stack/src/stack.ts";
 import type { FakeOpenAI } from "./fake-openai-server.ts";
-import { HangError } from "./raw-request.ts";
+import { HangError } from "./reply-deadline.ts";
 import { startTestStack } from "./test-stack.ts";
 
 /**

@@ -13,6 +13,8 @@ declare module "vitest" {
     databaseEngine: "pglite" | "native" | "";
     /** the workers' console output (wrangler's log file; "" when attached) */
     workerLog: string;
+    /** the local stack's own log (its Postgres server, R2, Queue; "" when attached) */
+    stackLog: string;
   }
 }
 
@@ -32,14 +34,16 @@ export default async function setup(project: TestProject) {
     project.provide("databaseUrl", process.env.E2E_DATABASE_URL ?? "");
     project.provide("databaseEngine", "");
     project.provide("workerLog", "");
+    project.provide("stackLog", "");
     return;
   }
-  const { stack, openai, stop, logFile } = await startTestStack({ label: "e2e" });
+  const { stack, openai, stop, logFile, stackLogFile } = await startTestStack({ label: "e2e" });
   project.provide("baseUrl", stack.baseUrl);
   project.provide("adminToken", stack.adminToken);
   project.provide("openaiBaseUrl", openai.url);
   project.provide("databaseUrl", stack.databaseUrl);
   project.provide("databaseEngine", stack.engine);
   project.provide("workerLog", logFile);
+  project.provide("stackLog", stackLogFile);
   return stop;
 }

@@ -2,6 +2,7 @@ import { Agent, request } from "node:http";
 import { codeToStatus } from "../../src/http/errors.ts";
 import { baseUrl } from "./client.ts";
 import { resendAfterDevProxyRestart } from "./dev-proxy.ts";
+import { HangError } from "./reply-deadline.ts";
 
 /**
  * HTTP exactly as written, for hostile inputs: the path goes out byte for byte (no URL
@@ -38,8 +39,6 @@ export const REQUEST_TIMEOUT_MS = 45_000;
 /** replies are read up to this size; a listing larger than this is not what these suites read */
 const MAX_REPLY_BYTES = 8 * 1024 * 1024;
 const agent = new Agent({ keepAlive: false });
-
-export class HangError extends Error {}
 
 export function sendRaw(req: RawRequest, timeoutMs = REQUEST_TIMEOUT_MS): Promise<RawReply> {
   return resendAfterDevProxyRestart(`${req.method} ${req.path.slice(0, 80)}`, () =>

@@ -1,5 +1,6 @@
 import { baseUrl, type Reply } from "./client.ts";
 import { pollUntil } from "./poll.ts";
+import { withinReplyDeadline } from "./reply-deadline.ts";
 
 /**
  * Multipart uploads (E11, docs/api.md) with fetch's own encoder, and the wait for the ingest
@@ -21,14 +22,17 @@ export function fileForm(
 
 /** POSTs `form` to `path`; parses a JSON reply and keeps the raw text, as `call` does. */
 export async function postForm(path: string, form: FormData, token: string | null): Promise<Reply> {
-  const res = await fetch(`${baseUrl()}${path}`, {
-    method: "POST",
-    headers: token ? { authorization: `Bearer ${token}` } : {},
-    body: form,
+  return withinReplyDeadline(`POST ${path}`, async (signal) => {
+    const res = await fetch(`${baseUrl()}${path}`, {
+      method: "POST",
+      headers: token ? { authorization: `Bearer ${token}` } : {},
+      body: form,
+      signal,
+    });
+    const text = await res.text();
+    const json = res.headers.get("content-type")?.includes("json") && text;
+    return { status: res.status, headers: res.headers, body: json ? JSON.parse(text) : text, text };
   });
-  const text = await res.text();
-  const json = res.headers.get("content-type")?.includes("json") && text;
-  return { status: res.status, headers: res.headers, body: json ? JSON.parse(text) : text, text };
 }
 
 /** Polls a document until the ingest worker has finished it (`ready` or `failed`), for 60 s. */
