@@ -46,13 +46,16 @@ const TARGET_FILTERED_P50_MS = 15;
 const ROW_COLUMNS = `id, dataset_id, document_id, data, metadata, image_paths, (embedding IS NOT NULL) AS embedded`;
 
 /**
- * E6's statements as `packages/core/src/rows/` builds them: unfiltered, the (dataset_id, id)
- * walk of `rows`; a single equality such as `{"bucket": b}`, the page read off the term's range
+ * E6's statements as `packages/core/src/rows/` builds them: unfiltered, the page's ids off the
+ * (dataset_id, id) index, then their rows; a single equality such as `{"bucket": b}`, the page read off the term's range
  * in `row_filter_terms` (equality-page.ts); any other filter, the match set from the GIN index
  * of `row_filter_metadata`, here for `{"bucket": {"$in": [b]}}` (filtered-page.ts).
  */
 const LIST_SQL = {
-  unfiltered: `SELECT ${ROW_COLUMNS} FROM rows WHERE dataset_id = $1 ORDER BY id LIMIT $2 OFFSET $3`,
+  unfiltered: `SELECT ${ROW_COLUMNS} FROM rows
+WHERE dataset_id = $1 AND id IN (
+  SELECT id FROM rows WHERE dataset_id = $1 ORDER BY id OFFSET $3 LIMIT $2)
+ORDER BY id`,
   equality: `SELECT ${ROW_COLUMNS}, (dataset_id = $1 AND metadata @> jsonb_build_object($4::text, $5::jsonb)) AS matches
 FROM rows WHERE id IN (
   SELECT row_id FROM row_filter_terms WHERE term_key = quarry_filter_term_key($1, $4, $5::jsonb)

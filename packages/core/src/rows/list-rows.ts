@@ -1,5 +1,5 @@
 import { rows } from "@quarry/db";
-import { asc, eq, sql } from "drizzle-orm";
+import { and, asc, eq, inArray, sql } from "drizzle-orm";
 import type { DatasetRecord } from "../datasets/dataset-view.ts";
 import { requireDataset } from "../datasets/require-dataset.ts";
 import { compileFilter } from "../filter/compile-filter.ts";
@@ -18,8 +18,8 @@ import { type RowView, type RowViewSource, toRowView } from "./row-view.ts";
 
 /**
  * E6: a dataset's rows in insertion order (the identity id), paged, optionally filtered by
- * metadata. Unfiltered pages walk the (dataset_id, id) index of `rows`. A filter never
- * searches `rows` itself; only the page's rows are read from it, by id:
+ * metadata. Unfiltered pages take their ids from the (dataset_id, id) index of `rows`. A
+ * filter never searches `rows` itself; only the page's rows are read from it, by id:
  * - a single equality (`{key: value}`, the common filter) reads the page off the term's
  *   range in `row_filter_terms`, already in id order (see `equality-page.ts`);
  * - any other filter runs over `row_filter_metadata`, the narrow copy of the rows' metadata
@@ -37,7 +37,7 @@ export async function listRows(
 ): Promise<RowView[]> {
   const dataset = await requireDataset(ctx, datasetId);
   if (filter === undefined || filter === null) {
-    return toViews(dataset, await walk(ctx, dataset, page));
+    return toViews(dataset, await pageOfRows(ctx, dataset.id, page));
   }
   const matching = matchingRows(dataset.id, compileFilter(filter, filterColumn));
   const term = singleEquality(filter);
@@ -51,14 +51,26 @@ export async function listRows(
   return toViews(dataset, await pageOfManyMatches(ctx, dataset.id, matching, page));
 }
 
-function walk(ctx: ProjectContext, dataset: DatasetRecord, page: Page) {
-  return ctx.db
-    .select(rowViewColumns)
+/**
+ * An unfiltered page: the page's ids first, off the (dataset_id, id) index alone, then their
+ * rows by id. Walking the rows themselves to an offset read (and, with stale statistics,
+ * sorted) every skipped row whole: at offset 12,500 of 25,000 rows, a sort of 12,600 rows that
+ * spilled to disk, 54 ms p50 (`pnpm bench rows`, native), where skipping index entries reads
+ * a few pages of ids.
+ */
+export function pageOfRows(ctx: ProjectContext, datasetId: string, page: Page) {
+  const ids = ctx.db
+    .select({ id: rows.id })
     .from(rows)
-    .where(eq(rows.datasetId, dataset.id))
+    .where(eq(rows.datasetId, datasetId))
     .orderBy(asc(rows.id))
     .offset(page.offset)
     .limit(page.pageSize);
+  return ctx.db
+    .select(rowViewColumns)
+    .from(rows)
+    .where(and(eq(rows.datasetId, datasetId), inArray(rows.id, ids)))
+    .orderBy(asc(rows.id));
 }
 
 function toViews(

@@ -6,6 +6,8 @@ export interface PlanNode {
   "Actual Rows": number;
   "Actual Loops": number;
   "Rows Removed by Filter"?: number;
+  /** the columns the node returns (EXPLAIN VERBOSE only) */
+  Output?: string[];
   Plans?: PlanNode[];
 }
 
