@@ -1,6 +1,7 @@
 import { documents, rows } from "@quarry/db";
 import { and, count, eq, sql } from "drizzle-orm";
 import { describe, expect, it } from "vitest";
+import { pageOfDocuments } from "../src/documents/documents-page.ts";
 import type { FileStore, ProjectContext } from "../src/index.ts";
 import {
   CreateDatasetInput,
@@ -19,6 +20,7 @@ import {
   writeRowsOfDocument,
 } from "../src/index.ts";
 import { useFreshDatabase } from "./support/database.ts";
+import { type PlanNode, planNodes } from "./support/plan-nodes.ts";
 import { createTenant } from "./support/tenant.ts";
 
 const database = useFreshDatabase();
@@ -200,6 +202,39 @@ describe("datasets", () => {
 });
 
 describe("documents", () => {
+  it("pages documents in creation order, looking up row counts for the page's documents only", async () => {
+    const { ctx } = await createTenant(database.db);
+    const dataset = await createDataset(ctx, { name: "d" }, defaults);
+    // 3,000 documents a second apart, each counted with i rows (the count the triggers keep).
+    await database.fresh.sql(
+      `insert into documents (project_id, dataset_id, id, status, metadata, created_at)
+       select $1, $2, 'doc-' || lpad(g::text, 4, '0'), 'ready', '{}',
+              timestamp '2026-01-01' + g * interval '1 second'
+       from generate_series(1, 3000) g`,
+      [ctx.projectId, dataset.id],
+    );
+    await database.fresh.sql(
+      `insert into keyword_documents (dataset_id, document_id, row_count, length)
+       select $1, 'doc-' || lpad(g::text, 4, '0'), g, 0 from generate_series(1, 3000) g`,
+      [dataset.id],
+    );
+    const deep = { offset: 2500, pageSize: 100 };
+    const listed = await listDocuments(ctx, dataset.id, deep);
+    expect(listed.map((d) => [d.id, d.row_count])).toEqual(
+      Array.from({ length: 100 }, (_, i) => [`doc-${String(2501 + i).padStart(4, "0")}`, 2501 + i]),
+    );
+    // Asked in one select, a skipped document's row count was looked up too: 2,600 lookups.
+    const { sql: text, params } = pageOfDocuments(ctx, dataset.id, deep).toSQL();
+    const [plan] = await database.fresh.sql<{ "QUERY PLAN": { Plan: PlanNode }[] }>(
+      `explain (analyze, format json) ${text}`,
+      params,
+    );
+    const lookups = planNodes(plan!)
+      .filter((n) => n["Relation Name"] === "keyword_documents")
+      .map((n) => n["Actual Loops"]);
+    expect(lookups).toEqual([deep.pageSize]);
+  });
+
   it("lists and gets documents with row counts and status", async () => {
     const { ctx } = await createTenant(database.db);
     const dataset = await createDataset(ctx, { name: "d" }, defaults);

@@ -22,7 +22,7 @@ import {
   pageOfFewMatches,
   pageOfManyMatches,
 } from "../src/rows/filtered-page.ts";
-import { pageOfRows } from "../src/rows/list-rows.ts";
+import { pageOfRows } from "../src/rows/unfiltered-page.ts";
 import { type FreshDatabase, freshDatabase } from "./support/database.ts";
 import { noFiles } from "./support/no-files.ts";
 import { type PlanNode, planNodes } from "./support/plan-nodes.ts";

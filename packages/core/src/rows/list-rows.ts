@@ -1,5 +1,5 @@
 import { rows } from "@quarry/db";
-import { and, asc, eq, inArray, sql } from "drizzle-orm";
+import { sql } from "drizzle-orm";
 import type { DatasetRecord } from "../datasets/dataset-view.ts";
 import { requireDataset } from "../datasets/require-dataset.ts";
 import { compileFilter } from "../filter/compile-filter.ts";
@@ -13,8 +13,8 @@ import {
   pageOfManyMatches,
 } from "./filtered-page.ts";
 import { embeddedColumn } from "./row-input.ts";
-import { rowViewColumns } from "./row-queries.ts";
 import { type RowView, type RowViewSource, toRowView } from "./row-view.ts";
+import { pageOfRows } from "./unfiltered-page.ts";
 
 /**
  * E6: a dataset's rows in insertion order (the identity id), paged, optionally filtered by
@@ -49,28 +49,6 @@ export async function listRows(
   const found = await pageOfFewMatches(ctx, dataset.id, matching, page);
   if (found.length > 0 || !(await overflows(ctx, matching))) return toViews(dataset, found);
   return toViews(dataset, await pageOfManyMatches(ctx, dataset.id, matching, page));
-}
-
-/**
- * An unfiltered page: the page's ids first, off the (dataset_id, id) index alone, then their
- * rows by id. Walking the rows themselves to an offset read (and, with stale statistics,
- * sorted) every skipped row whole: at offset 12,500 of 25,000 rows, a sort of 12,600 rows that
- * spilled to disk, 54 ms p50 (`pnpm bench rows`, native), where skipping index entries reads
- * a few pages of ids.
- */
-export function pageOfRows(ctx: ProjectContext, datasetId: string, page: Page) {
-  const ids = ctx.db
-    .select({ id: rows.id })
-    .from(rows)
-    .where(eq(rows.datasetId, datasetId))
-    .orderBy(asc(rows.id))
-    .offset(page.offset)
-    .limit(page.pageSize);
-  return ctx.db
-    .select(rowViewColumns)
-    .from(rows)
-    .where(and(eq(rows.datasetId, datasetId), inArray(rows.id, ids)))
-    .orderBy(asc(rows.id));
 }
 
 function toViews(
