@@ -1,7 +1,7 @@
 import { rowFilterMetadata, rows } from "@quarry/db";
 import { and, asc, eq, type SQL, sql } from "drizzle-orm";
 import type { Page, ProjectContext } from "../shared/context.ts";
-import { rowViewColumns } from "./row-queries.ts";
+import { rowsOfPage, rowViewColumns } from "./row-queries.ts";
 
 /**
  * The statements of a filtered E6 page. None reads `rows` to find the matches: they run over
@@ -75,11 +75,7 @@ export function pageOfManyMatches(
     .orderBy(asc(rowFilterMetadata.rowId))
     .offset(page.offset)
     .limit(page.pageSize);
-  return ctx.db
-    .select(rowViewColumns)
-    .from(rows)
-    .where(and(eq(rows.datasetId, datasetId), sql`${rows.id} in ${ids}`))
-    .orderBy(asc(rows.id));
+  return rowsOfPage(ctx, datasetId, ids);
 }
 
 /** Whether a filter matches more rows than a page is cut from in memory. */

@@ -1,7 +1,7 @@
 import { rows } from "@quarry/db";
-import { and, asc, eq, inArray } from "drizzle-orm";
+import { asc, eq } from "drizzle-orm";
 import type { Page, ProjectContext } from "../shared/context.ts";
-import { rowViewColumns } from "./row-queries.ts";
+import { rowsOfPage } from "./row-queries.ts";
 
 /**
  * An unfiltered page: the page's ids first, off the (dataset_id, id) index alone, then their
@@ -17,9 +17,5 @@ export function pageOfRows(ctx: ProjectContext, datasetId: string, page: Page) {
     .orderBy(asc(rows.id))
     .offset(page.offset)
     .limit(page.pageSize);
-  return ctx.db
-    .select(rowViewColumns)
-    .from(rows)
-    .where(and(eq(rows.datasetId, datasetId), inArray(rows.id, ids)))
-    .orderBy(asc(rows.id));
+  return rowsOfPage(ctx, datasetId, ids);
 }
