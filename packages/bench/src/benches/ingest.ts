@@ -1,7 +1,13 @@
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { freePort, sampleIsolateHeap, startStack } from "@quarry/local-stack";
+import {
+  describeStackSession,
+  freePort,
+  logLinesTo,
+  sampleIsolateHeap,
+  startStack,
+} from "@quarry/local-stack";
 import { createQuarryApi } from "../harness/api.ts";
 import { type Bench, type BenchContext, scaled } from "../harness/bench.ts";
 import { createHttpClient, type HttpClient } from "../harness/http.ts";
@@ -266,10 +272,14 @@ async function waitForRows(http: HttpClient, key: string, dataset: string, id: s
  */
 async function faultRun({ scale, progress }: BenchContext) {
   const dataDir = await mkdtemp(join(tmpdir(), "quarry-bench-faults-"));
+  // Everything a post-mortem needs stays in DATA_DIR when the run fails: wrangler's output (the
+  // faults that struck), the stack's log, and each database connection's life.
   const stack = await startStack({
     port: await freePort(),
     dataDir,
     wranglerOutput: { file: join(dataDir, "wrangler.log") },
+    log: logLinesTo(join(dataDir, "stack.log")),
+    databaseServerLog: logLinesTo(join(dataDir, "database-server.log")),
     vars: { INGEST_FAULT_RATE: String(FAULT_RATE) },
   });
   const http = createHttpClient(stack.baseUrl);
@@ -315,9 +325,11 @@ async function faultRun({ scale, progress }: BenchContext) {
       per_document: outcomes,
     };
   } finally {
+    // Read before the stack stops: who held the database when the run gave up.
+    if (failed) progress(`fault run failed: ${describeStackSession(stack)}`);
     http.close();
     await stack.stop();
-    if (failed) progress(`kept the fault run's DATA_DIR ${dataDir} (wrangler output in it)`);
+    if (failed) progress(`kept the fault run's DATA_DIR ${dataDir} (its logs in it)`);
     else await rm(dataDir, { recursive: true, force: true });
   }
 }

@@ -1,9 +1,8 @@
 import { readFile } from "node:fs/promises";
 import { Client as NeonClient, neonConfig } from "@neondatabase/serverless";
 import { WebSocket } from "ws";
-import { PgConnection } from "../../../../packages/local-stack/src/pg-server/connection.ts";
-import { sessionLockFor } from "../../../../packages/local-stack/src/pg-server/session-lock.ts";
 import type { Stack } from "../../../../packages/local-stack/src/stack.ts";
+import { describeStackSession } from "../../../../packages/local-stack/src/stack-session-report.ts";
 import type { FakeOpenAI } from "./fake-openai-server.ts";
 import { HangError } from "./reply-deadline.ts";
 import { startTestStack } from "./test-stack.ts";
@@ -102,12 +101,7 @@ export async function startFaultStack(options: {
    */
   async function hangDiagnosis(): Promise<string> {
     const parts: string[] = [];
-    if (stack.engine === "pglite") {
-      const lock = sessionLockFor<unknown>(stack.database);
-      parts.push(
-        `PGlite session held by ${describeOwner(lock.owner)}; ${lock.waiting} waiting; ${stack.pg.connectionCount()} connections open`,
-      );
-    }
+    parts.push(describeStackSession(stack));
     parts.push(`stack log, last lines:\n${await tail(stackLogFile, 20)}`);
     if (databaseServerLogFile) {
       parts.push(`database server log, last lines:\n${await tail(databaseServerLogFile, 30)}`);
@@ -227,13 +221,6 @@ export async function startFaultStack(options: {
       await started.stop();
     },
   };
-}
-
-function describeOwner(owner: unknown): string {
-  if (owner === undefined) return "nobody";
-  if (owner instanceof PgConnection) return `wire connection #${owner.id}`;
-  if (typeof owner === "object" && owner !== null && "name" in owner) return JSON.stringify(owner);
-  return "an SQL-over-HTTP statement";
 }
 
 async function tail(file: string, lines: number): Promise<string> {

@@ -1,8 +1,8 @@
-import { appendFileSync } from "node:fs";
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { freePort } from "../../../../packages/local-stack/src/free-port.ts";
+import { logLinesTo } from "../../../../packages/local-stack/src/log-file.ts";
 import {
   createScratchDatabase,
   type ScratchDatabase,
@@ -65,8 +65,6 @@ export async function startTestStack(options: {
   const databaseServerLogFile = options.databaseServerLog
     ? join(dataDir, "database-server.log")
     : undefined;
-  const logTo = (file: string) => (line: string) =>
-    appendFileSync(file, `${new Date().toISOString()} ${line}\n`);
   const serverUrl = nativeTestServerUrl();
   const database: ScratchDatabase | undefined = serverUrl
     ? await createScratchDatabase(
@@ -85,8 +83,8 @@ export async function startTestStack(options: {
       ...(database ? { databaseUrl: database.url } : {}),
       ...(options.vars ? { vars: options.vars } : {}),
       wranglerOutput: { file: logFile },
-      log: logTo(stackLogFile),
-      ...(databaseServerLogFile ? { databaseServerLog: logTo(databaseServerLogFile) } : {}),
+      log: logLinesTo(stackLogFile),
+      ...(databaseServerLogFile ? { databaseServerLog: logLinesTo(databaseServerLogFile) } : {}),
     });
   } catch (error) {
     console.error(`${options.label} stack failed to start; wrangler log: ${logFile}`);
