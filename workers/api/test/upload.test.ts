@@ -358,9 +358,9 @@ function rawUpload(
     req.on("error", (error) => {
       if (!replied) reject(new Error(`no reply after sending ${sent} bytes: ${error.message}`));
     });
-    // Where it stood, should it hang (CI once hit the test's 60 s here with no detail): the bytes the
-    // server took, whether its reply began, whether the client waits for the socket to drain,
-    // and what the workers printed last.
+    // Where it stood, should it hang (CI once hit the test's 60 s here with no detail): the
+    // bytes the server took, whether its reply began, whether the client waits for the socket
+    // to drain, and the stack's and the workers' last log lines.
     const stalled = setTimeout(() => {
       const where = `stalled after sending ${sent} of ${total} bytes: reply ${replied ? "begun" : "not begun"}, ${req.writableNeedDrain ? "waiting for drain" : "not waiting for drain"}`;
       void stackLogTail(30).then((log) => {
