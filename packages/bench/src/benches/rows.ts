@@ -47,9 +47,10 @@ const ROW_COLUMNS = `id, dataset_id, document_id, data, metadata, image_paths, (
 
 /**
  * E6's statements as `packages/core/src/rows/` builds them: unfiltered, the page's ids off the
- * (dataset_id, id) index, then their rows; a single equality such as `{"bucket": b}`, the page read off the term's range
- * in `row_filter_terms` (equality-page.ts); any other filter, the match set from the GIN index
- * of `row_filter_metadata`, here for `{"bucket": {"$in": [b]}}` (filtered-page.ts).
+ * (dataset_id, id) index, then their rows; a single equality such as `{"bucket": b}`, the page
+ * read off the term's range in `row_filter_terms` (equality-page.ts); any other filter, the
+ * match set from the GIN index of `row_filter_metadata`, here for `{"bucket": {"$in": [b]}}`
+ * (filtered-page.ts).
  */
 const LIST_SQL = {
   unfiltered: `SELECT ${ROW_COLUMNS} FROM rows

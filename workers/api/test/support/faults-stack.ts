@@ -4,7 +4,7 @@ import { WebSocket } from "ws";
 import type { Stack } from "../../../../packages/local-stack/src/stack.ts";
 import { describeStackSession } from "../../../../packages/local-stack/src/stack-session-report.ts";
 import type { FakeOpenAI } from "./fake-openai-server.ts";
-import { HangError } from "./reply-deadline.ts";
+import { HangError, lastLines } from "./reply-deadline.ts";
 import { startTestStack } from "./test-stack.ts";
 
 /**
@@ -102,11 +102,11 @@ export async function startFaultStack(options: {
   async function hangDiagnosis(): Promise<string> {
     const parts: string[] = [];
     parts.push(describeStackSession(stack));
-    parts.push(`stack log, last lines:\n${await tail(stackLogFile, 20)}`);
+    parts.push(`stack log, last lines:\n${await lastLines(stackLogFile, 20)}`);
     if (databaseServerLogFile) {
-      parts.push(`database server log, last lines:\n${await tail(databaseServerLogFile, 30)}`);
+      parts.push(`database server log, last lines:\n${await lastLines(databaseServerLogFile, 30)}`);
     }
-    parts.push(`wrangler log, last lines:\n${await tail(logFile, 30)}`);
+    parts.push(`wrangler log, last lines:\n${await lastLines(logFile, 30)}`);
     return parts.join("\n");
   }
 
@@ -221,11 +221,6 @@ export async function startFaultStack(options: {
       await started.stop();
     },
   };
-}
-
-async function tail(file: string, lines: number): Promise<string> {
-  const text = await readFile(file, "utf8").catch(() => "(none)");
-  return text.trimEnd().split("\n").slice(-lines).join("\n");
 }
 
 /** Asserts the error envelope (docs/api.md#errors) and its request id on a non-2xx reply. */

@@ -37,11 +37,13 @@ export async function stackLogTail(lines: number): Promise<string> {
   const kept = logs.filter(([, file]) => file !== "");
   if (kept.length === 0) return "(attached to a stack: no logs here)";
   const parts = await Promise.all(
-    kept.map(async ([name, file]) => {
-      const text = await readFile(file, "utf8").catch(() => "(unreadable)");
-      const last = text.trimEnd().split("\n").slice(-lines).join("\n");
-      return `${name} log, last lines:\n${last || "(empty)"}`;
-    }),
+    kept.map(async ([name, file]) => `${name} log, last lines:\n${await lastLines(file, lines)}`),
   );
   return parts.join("\n");
+}
+
+/** The last `lines` lines of a log file; "(none)" when it cannot be read, "(empty)" when empty. */
+export async function lastLines(file: string, lines: number): Promise<string> {
+  const text = await readFile(file, "utf8").catch(() => "(none)");
+  return text.trimEnd().split("\n").slice(-lines).join("\n") || "(empty)";
 }
