@@ -10,6 +10,7 @@ import {
   deleteRow,
   listRows,
   type ProjectContext,
+  type RowsPage,
   type UserMetadata,
   updateRow,
   upsertRows,
@@ -70,15 +71,22 @@ async function expectCopyMatchesRows() {
   expect(terms).toEqual(expected);
 }
 
-/** E6's ids for a filter, and the ids the same filter selects when evaluated on `rows`. */
-async function idsBothWays(ctx: ProjectContext, datasetId: string, filter: unknown, page = all) {
+/**
+ * E6's ids for a filter (none: unfiltered), and the ids the same filter selects when evaluated
+ * on `rows`, past the page's `after`.
+ */
+async function idsBothWays(
+  ctx: ProjectContext,
+  datasetId: string,
+  filter: unknown,
+  page: RowsPage = all,
+) {
   const listed = (await listRows(ctx, datasetId, page, filter)).map((r) => r.id);
+  const matches = filter === undefined ? sql`true` : compileFilter(filter, sql`${rows.metadata}`);
   const direct = await db
     .select({ id: rows.id })
     .from(rows)
-    .where(
-      sql`${rows.datasetId} = ${datasetId} and ${compileFilter(filter, sql`${rows.metadata}`)}`,
-    )
+    .where(sql`${rows.datasetId} = ${datasetId} and ${rows.id} > ${page.after ?? 0} and ${matches}`)
     .orderBy(asc(rows.id))
     .offset(page.offset)
     .limit(page.pageSize);
@@ -226,12 +234,27 @@ describe("the filter copy of row metadata and its terms", () => {
       { $and: [{ documentId: "doc-1" }, { genre: { $not: { $eq: "drama" } } }] },
       { genre: { $in: [] } },
     ];
-    for (const filter of filters) {
+    // A page after a row: the ninth row (document 1's second), or past every row.
+    const ids = (await listRows(ctx, datasetId, all)).map((r) => r.id);
+    const afters = [ids[8]!, ids.at(-1)!];
+    let pagesWithRowsAfter = 0;
+    for (const filter of [undefined, ...filters]) {
+      const label = JSON.stringify(filter) ?? "no filter";
       const { listed, direct } = await idsBothWays(ctx, datasetId, filter);
-      expect(listed, JSON.stringify(filter)).toEqual(direct);
+      expect(listed, label).toEqual(direct);
       const paged = await idsBothWays(ctx, datasetId, filter, { offset: 2, pageSize: 3 });
-      expect(paged.listed, `${JSON.stringify(filter)} paged`).toEqual(paged.direct);
+      expect(paged.listed, `${label} paged`).toEqual(paged.direct);
+      for (const after of afters) {
+        const next = await idsBothWays(ctx, datasetId, filter, { offset: 0, pageSize: 4, after });
+        expect(next.listed, `${label} after ${after}`).toEqual(next.direct);
+        if (next.listed.length > 0) pagesWithRowsAfter++;
+        const skipped = { offset: 1, pageSize: 2, after };
+        const both = await idsBothWays(ctx, datasetId, filter, skipped);
+        expect(both.listed, `${label} offset after ${after}`).toEqual(both.direct);
+      }
     }
+    // Pages after the ninth row are not all empty, so the comparisons above compared rows.
+    expect(pagesWithRowsAfter).toBeGreaterThan(filters.length / 2);
   });
 });
 
@@ -299,8 +322,65 @@ describe("E6 pages at 100k rows", () => {
     ]);
   });
 
+  it("pages after a row id on every path, deep in the dataset as at its start", async () => {
+    const [middle] = await db
+      .select({ id: rows.id })
+      .from(rows)
+      .where(sql`${rows.datasetId} = ${datasetId}`)
+      .orderBy(asc(rows.id))
+      .offset(50_000)
+      .limit(1);
+    const after = middle!.id;
+    // Unfiltered, a single equality, a selective filter (the match set), a broad one (the walk).
+    for (const filter of [
+      undefined,
+      { bucket: 7 },
+      { bucket: { $in: [7] } },
+      { bucket: { $ne: 7 } },
+    ]) {
+      for (const page of [
+        { offset: 0, pageSize: 100, after },
+        { offset: 300, pageSize: 20, after },
+      ]) {
+        const { listed, direct } = await idsBothWays(ctx, datasetId, filter, page);
+        expect(listed, JSON.stringify({ filter, page })).toHaveLength(page.pageSize);
+        expect(listed, JSON.stringify({ filter, page })).toEqual(direct);
+      }
+    }
+  });
+
   // PGlite never has statistics (no autovacuum); Neon has them: both plans must hold.
   for (const statistics of ["without", "with"] as const) {
+    it(`reads a page after a deep row id as it reads the first, off the index (${statistics} statistics)`, async () => {
+      if (statistics === "with") await db.execute(sql`vacuum analyze`);
+      const [middle] = await query<{ id: number }>(
+        "select id::int as id from rows where dataset_id = $1 order by id offset 50000 limit 1",
+        [datasetId],
+      );
+      const page = { offset: 0, pageSize: 100, after: middle!.id };
+      // No step of either plan looks at more than the page (rows it returned, and rows it
+      // read and dropped): the index range starts at the id.
+      const unfiltered = await planOf(pageOfRows(ctx, datasetId, page));
+      const equality = await planOf(
+        pageOfTermMatches(
+          ctx,
+          datasetId,
+          singleEquality({ bucket: 7 })!,
+          compileFilter({ bucket: 7 }, sql`${rows.metadata}`),
+          page,
+        ),
+      );
+      for (const nodes of [unfiltered, equality]) {
+        const large = nodes.filter(
+          (n) =>
+            (n["Actual Rows"] + (n["Rows Removed by Filter"] ?? 0)) * n["Actual Loops"] >
+            page.pageSize,
+        );
+        expect(large.map((n) => `${n["Node Type"]} ${n["Index Name"] ?? ""}`)).toEqual([]);
+      }
+      expect(readsOfRows(unfiltered)).toContainEqual({ node: "Index Scan rows_pkey", rows: 100 });
+    });
+
     it(`skips to a deep unfiltered page over ids alone and reads only the page's rows whole (${statistics} statistics)`, async () => {
       if (statistics === "with") await db.execute(sql`vacuum analyze`);
       const page = { offset: 50_000, pageSize: 100 };

@@ -139,6 +139,37 @@ describe("rows end to end", () => {
     expect(viaBody.body.map((r: any) => r.metadata.i)).toEqual([3, 5]);
   });
 
+  it("E6 pages after a row id: the next page from the last row, however the rows before it change", async () => {
+    const ds = await newDataset();
+    await call(`/api/datasets/${ds}/rows/upsert`, {
+      method: "POST",
+      body: { document_id: "d", rows: rowsOf(10, "x") },
+      ...as(tenant),
+    });
+    const first = await list(ds, "?page_size=4");
+    expect(first.map((r) => r.metadata.i)).toEqual([0, 1, 2, 3]);
+    // A row of the first page goes: an offset of 4 would now skip row 4, `after` does not.
+    const deleted = await call(`/api/datasets/${ds}/rows/${first[1].id}`, {
+      method: "DELETE",
+      ...as(tenant),
+    });
+    expect(deleted.status).toBe(204);
+    expect((await list(ds, "?offset=4&page_size=4")).map((r) => r.metadata.i)).toEqual([
+      5, 6, 7, 8,
+    ]);
+    const next = await list(ds, `?after=${first.at(-1).id}&page_size=4`);
+    expect(next.map((r) => r.metadata.i)).toEqual([4, 5, 6, 7]);
+    // With a filter and an offset, from the JSON body; past the last row, an empty page.
+    const viaBody = await getWithBody(
+      `/api/datasets/${ds}/rows`,
+      { after: next[0].id, offset: 1, page_size: 2, filter: { tags: "odd" } },
+      tenant.key,
+    );
+    expect(viaBody.status).toBe(200);
+    expect(viaBody.body.map((r: any) => r.metadata.i)).toEqual([7, 9]);
+    expect(await list(ds, `?after=${next.at(-1).id + 1000}`)).toEqual([]);
+  });
+
   it("E8 updates, E14 deletes (204), and both 404 on unknown rows", async () => {
     const ds = await newDataset();
     const { body } = await call(`/api/datasets/${ds}/rows/upsert`, {
@@ -215,6 +246,10 @@ describe("rows end to end", () => {
       ["DELETE", "/rows/-1", undefined, 400, "bad_request", /row_id/],
       ["GET", "/rows?page_size=5000", undefined, 400, "bad_request", /page_size/],
       ["GET", "/rows?offset=-1", undefined, 400, "bad_request", /offset/],
+      ["GET", "/rows?after=-1", undefined, 400, "bad_request", /after/],
+      ["GET", "/rows?after=abc", undefined, 400, "bad_request", /after/],
+      ["GET", "/rows?after=1.5", undefined, 400, "bad_request", /after/],
+      ["GET", "/rows?cursor=1", undefined, 400, "bad_request", /cursor/],
       ["GET", "/rows?filter=%7Bnope", undefined, 400, "bad_request", /filter/],
       [
         "GET",

@@ -9,7 +9,7 @@ import { type TimedReply, timeSplit } from "../harness/server-timing.ts";
 import { perSecond, round, type Summary, startTimer, summarize } from "../harness/stats.ts";
 import { measureDocumentDeletion } from "./rows/document-deletion.ts";
 import { measureDocumentReplacement } from "./rows/document-replacement.ts";
-import { listCases, measureListCase } from "./rows/list-latency.ts";
+import { listCases, measureListCase, rowIdAt } from "./rows/list-latency.ts";
 import { createRawInserter, type RawInserter } from "./rows/raw-insert.ts";
 import { documentId, rowInputs } from "./rows/workload.ts";
 
@@ -155,7 +155,8 @@ export const rowsBench: Bench = {
         ),
       };
       const e6: Record<string, Summary | { error: string }> = {};
-      for (const listCase of listCases(total, PAGE_SIZE, deepOffset)) {
+      const deepAfter = await rowIdAt(api, mainId, deepOffset - 1);
+      for (const listCase of listCases(total, PAGE_SIZE, deepOffset, deepAfter)) {
         const run = () =>
           measureListCase(api, mainId, listCase, { requests: LIST_REQUESTS, warmup: LIST_WARMUP });
         // The JSON-body form is an extra: record its failure instead of aborting the run.
@@ -186,7 +187,7 @@ export const rowsBench: Bench = {
       if (db && target.mode === "started") {
         await db.query("ANALYZE rows");
         const latency: Record<string, Summary> = {};
-        for (const listCase of listCases(total, PAGE_SIZE, deepOffset)) {
+        for (const listCase of listCases(total, PAGE_SIZE, deepOffset, deepAfter)) {
           if (listCase.form !== "query") continue;
           latency[listCase.name] = await measureListCase(api, mainId, listCase, {
             requests: LIST_REQUESTS,

@@ -50,6 +50,8 @@ export interface RowsWritten {
 export interface ListParams {
   offset: number;
   page_size: number;
+  /** a row id the page starts after */
+  after?: number;
   filter?: Record<string, unknown>;
 }
 
@@ -102,6 +104,7 @@ export function createQuarryApi(http: HttpClient, apiKey: string): QuarryApi {
         offset: params.offset,
         page_size: params.page_size,
       };
+      if (params.after !== undefined) query.after = params.after;
       if (params.filter) query.filter = JSON.stringify(params.filter);
       return http.get<Row[]>(path, { token, query });
     },

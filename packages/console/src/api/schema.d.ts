@@ -231,7 +231,7 @@ export interface paths {
         };
         /**
          * E6 List rows in insertion order, paged, with an optional metadata filter
-         * @description Parameters come from a JSON body `{offset, page_size, filter}` (a body on GET, as the API contract shows it) or from the query string; the body wins when both are given.
+         * @description Parameters come from a JSON body `{offset, page_size, after, filter}` (a body on GET, as the API contract shows it) or from the query string; the body wins when both are given. For the next page, pass the last row's id as `after`: any page then costs what the first does, and rows written or deleted meanwhile do not shift it.
          */
         get: operations["listRows"];
         put?: never;
@@ -2309,6 +2309,8 @@ export interface operations {
                 offset?: string;
                 /** @description Default 100, max 1000 */
                 page_size?: string;
+                /** @description A row id: the page starts after it (rows with a greater id, in insertion order). Pass the last row of a page to get the next; `offset` then counts from there */
+                after?: string;
                 /** @description Metadata filter as JSON text (Pinecone syntax); or send it in a JSON body */
                 filter?: string;
             };

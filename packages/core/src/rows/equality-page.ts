@@ -1,7 +1,8 @@
 import { rowFilterTerms, rows } from "@quarry/db";
 import { and, asc, eq, type SQL, sql } from "drizzle-orm";
-import type { Page, ProjectContext } from "../shared/context.ts";
+import type { ProjectContext } from "../shared/context.ts";
 import { rowViewColumns } from "./row-queries.ts";
+import { afterRow, type RowsPage } from "./rows-page.ts";
 
 /** `{key: value}` or `{key: {$eq: value}}`: one field, one scalar, nothing else. */
 export interface Equality {
@@ -41,15 +42,18 @@ export function pageOfTermMatches(
   datasetId: string,
   term: Equality,
   filterOnRows: SQL,
-  page: Page,
+  page: RowsPage,
 ) {
   const ids = ctx.db
     .select({ id: rowFilterTerms.rowId })
     .from(rowFilterTerms)
     .where(
-      eq(
-        rowFilterTerms.termKey,
-        sql`quarry_filter_term_key(${datasetId}, ${term.key}, ${JSON.stringify(term.value)}::jsonb)`,
+      and(
+        eq(
+          rowFilterTerms.termKey,
+          sql`quarry_filter_term_key(${datasetId}, ${term.key}, ${JSON.stringify(term.value)}::jsonb)`,
+        ),
+        afterRow(rowFilterTerms.rowId, page.after),
       ),
     )
     .orderBy(asc(rowFilterTerms.rowId))

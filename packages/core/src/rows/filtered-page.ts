@@ -2,6 +2,7 @@ import { rowFilterMetadata, rows } from "@quarry/db";
 import { and, asc, eq, type SQL, sql } from "drizzle-orm";
 import type { Page, ProjectContext } from "../shared/context.ts";
 import { rowsOfPage, rowViewColumns } from "./row-queries.ts";
+import { afterRow } from "./rows-page.ts";
 
 /**
  * The statements of a filtered E6 page. None reads `rows` to find the matches: they run over
@@ -15,9 +16,16 @@ import { rowsOfPage, rowViewColumns } from "./row-queries.ts";
 /** Up to this many matches, a filtered page is cut from the full, index-found match set. */
 export const MATCH_SET_LIMIT = 10_000;
 
-/** A compiled filter over the copy, scoped to one dataset. */
-export function matchingRows(datasetId: string, filter: SQL): SQL {
-  return and(eq(rowFilterMetadata.datasetId, datasetId), filter) as SQL;
+/**
+ * A compiled filter over the copy, scoped to one dataset and to the rows after the page's
+ * `after`: the match set, the overflow count and the walk in id order all start there.
+ */
+export function matchingRows(datasetId: string, filter: SQL, after?: number): SQL {
+  return and(
+    eq(rowFilterMetadata.datasetId, datasetId),
+    afterRow(rowFilterMetadata.rowId, after),
+    filter,
+  ) as SQL;
 }
 
 /** The copy's metadata column, for `compileFilter`. */

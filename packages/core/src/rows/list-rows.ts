@@ -3,7 +3,7 @@ import { sql } from "drizzle-orm";
 import type { DatasetRecord } from "../datasets/dataset-view.ts";
 import { requireDataset } from "../datasets/require-dataset.ts";
 import { compileFilter } from "../filter/compile-filter.ts";
-import type { Page, ProjectContext } from "../shared/context.ts";
+import type { ProjectContext } from "../shared/context.ts";
 import { pageOfTermMatches, singleEquality } from "./equality-page.ts";
 import {
   filterColumn,
@@ -14,6 +14,7 @@ import {
 } from "./filtered-page.ts";
 import { embeddedColumn } from "./row-input.ts";
 import { type RowView, type RowViewSource, toRowView } from "./row-view.ts";
+import type { RowsPage } from "./rows-page.ts";
 import { pageOfRows } from "./unfiltered-page.ts";
 
 /**
@@ -28,18 +29,19 @@ import { pageOfRows } from "./unfiltered-page.ts";
  *   filter overflows that set, and walking the copy in id order (stopping at the page) is
  *   the fast plan, so that is what is asked for then.
  * Both tables are kept by triggers on `rows`: packages/db/README.md.
+ * A page `after` a row id (`rows-page.ts`) starts every path at that id, in the index.
  */
 export async function listRows(
   ctx: ProjectContext,
   datasetId: string,
-  page: Page,
+  page: RowsPage,
   filter?: unknown,
 ): Promise<RowView[]> {
   const dataset = await requireDataset(ctx, datasetId);
   if (filter === undefined || filter === null) {
     return toViews(dataset, await pageOfRows(ctx, dataset.id, page));
   }
-  const matching = matchingRows(dataset.id, compileFilter(filter, filterColumn));
+  const matching = matchingRows(dataset.id, compileFilter(filter, filterColumn), page.after);
   const term = singleEquality(filter);
   if (term) {
     const onRows = compileFilter(filter, sql`${rows.metadata}`);

@@ -47,12 +47,12 @@ function parseJsonParam(value: string, key: string): unknown {
   return parsed;
 }
 
-/** An integer parameter from a body number or a query string, within bounds. */
-export function integerParam(
+/** An integer parameter from a body number or a query string, within bounds; `fallback` when absent. */
+export function integerParam<F extends number | undefined>(
   value: unknown,
   name: string,
-  { min, max, fallback }: { min: number; max: number; fallback: number },
-): number {
+  { min, max, fallback }: { min: number; max: number; fallback: F },
+): number | F {
   if (value === undefined || value === null || value === "") return fallback;
   const n = typeof value === "string" && /^-?\d+$/.test(value.trim()) ? Number(value) : value;
   if (typeof n !== "number" || !Number.isInteger(n) || n < min || n > max) {

@@ -111,7 +111,7 @@ const listRoute = createRoute({
   tags,
   summary: "E6 List rows in insertion order, paged, with an optional metadata filter",
   description:
-    "Parameters come from a JSON body `{offset, page_size, filter}` (a body on GET, as the API contract shows it) or from the query string; the body wins when both are given.",
+    "Parameters come from a JSON body `{offset, page_size, after, filter}` (a body on GET, as the API contract shows it) or from the query string; the body wins when both are given. For the next page, pass the last row's id as `after`: any page then costs what the first does, and rows written or deleted meanwhile do not shift it.",
   security: projectSecurity,
   request: { params: DatasetParams, query: ListRowsQuery },
   responses: { 200: jsonResponse(z.array(RowSchema), "Rows"), ...errorResponses },
@@ -166,12 +166,17 @@ export function registerRows(app: OpenAPIHono<HonoEnv>) {
   });
   app.openapi(listRoute, async (c) => {
     const params = await readGetParams(c, ["filter"]);
-    const unknown = Object.keys(params).find((k) => !["offset", "page_size", "filter"].includes(k));
-    if (unknown)
-      throw new BadRequestError("unknown parameter; use offset, page_size, filter", unknown);
+    const known = ["offset", "page_size", "after", "filter"];
+    const unknown = Object.keys(params).find((k) => !known.includes(k));
+    if (unknown) throw new BadRequestError(`unknown parameter; use ${known.join(", ")}`, unknown);
     const page = {
       offset: integerParam(params.offset, "offset", { min: 0, max: 10_000_000, fallback: 0 }),
       pageSize: integerParam(params.page_size, "page_size", { min: 1, max: 1000, fallback: 100 }),
+      after: integerParam(params.after, "after", {
+        min: 0,
+        max: Number.MAX_SAFE_INTEGER,
+        fallback: undefined,
+      }),
     };
     return c.json(await listRows(c.var.project, c.req.valid("param").id, page, params.filter), 200);
   });

@@ -16,7 +16,16 @@ export interface ListCase {
   expect(i: number): { firstN: number; count: number; bucket?: number };
 }
 
-export function listCases(total: number, pageSize: number, deepOffset: number): ListCase[] {
+/**
+ * The cases; `deepAfter` is the id of the row just before `deepOffset`, where `deep_after`
+ * starts the same page as `deep_offset` from that id instead of counting to it.
+ */
+export function listCases(
+  total: number,
+  pageSize: number,
+  deepOffset: number,
+  deepAfter: number,
+): ListCase[] {
   const perBucket = total / BUCKETS;
   const filteredOffset = Math.floor(perBucket / 2);
   const bucket = (i: number) => (i * 7) % BUCKETS;
@@ -45,10 +54,24 @@ export function listCases(total: number, pageSize: number, deepOffset: number): 
       params: () => ({ offset: deepOffset, page_size: pageSize }),
       expect: () => ({ firstN: deepOffset, count: page(deepOffset, total) }),
     },
+    {
+      name: "deep_after",
+      form: "query",
+      params: () => ({ offset: 0, page_size: pageSize, after: deepAfter }),
+      expect: () => ({ firstN: deepOffset, count: page(deepOffset, total) }),
+    },
     filtered("filtered_first_page", 0, "query"),
     filtered("filtered_offset", filteredOffset, "query"),
     filtered("filtered_first_page_json_body", 0, "body"),
   ];
+}
+
+/** The id of the row at position `n` (one request), where a page `after` it starts at n + 1. */
+export async function rowIdAt(api: QuarryApi, datasetId: string, n: number): Promise<number> {
+  const reply = await api.listRows(datasetId, { offset: n, page_size: 1 });
+  const row = reply.body[0];
+  if (!row || row.metadata.n !== n) throw new Error(`E6: no row at position ${n}`);
+  return row.id;
 }
 
 export async function measureListCase(

@@ -68,6 +68,11 @@ export const ListRowsQuery = z.object({
     .string()
     .optional()
     .openapi({ example: "100", description: "Default 100, max 1000" }),
+  after: z.string().optional().openapi({
+    example: "4200",
+    description:
+      "A row id: the page starts after it (rows with a greater id, in insertion order). Pass the last row of a page to get the next; `offset` then counts from there",
+  }),
   filter: z.string().optional().openapi({
     description: "Metadata filter as JSON text (Pinecone syntax); or send it in a JSON body",
     example: '{"year":{"$gte":2020}}',
