@@ -9,15 +9,20 @@ import {
   completeEndpoint,
   createEndpoint,
   exportLogs,
+  type ListLogsInput,
   type LogExportRecord,
   listLogs,
+  logCursor,
   type ProjectContext,
+  pageOfLogs,
   parseExportLogsParams,
   parseInput,
   parseListLogsParams,
   rateLogs,
 } from "../src/index.ts";
+import type { LogCursor } from "../src/logs/log-filters.ts";
 import { useFreshDatabase } from "./support/database.ts";
+import { type PlanNode, planNodes } from "./support/plan-nodes.ts";
 import { createTenant } from "./support/tenant.ts";
 
 /** Issue 16 item 7: E7's filters and the log export, on the domain. */
@@ -105,6 +110,29 @@ describe("E7 filters", () => {
   });
 
   it.each([
+    [5, {}, [4, 3, 2, 1, 0]],
+    [5, { user: "alice" }, [4, 2, 0]],
+    [4, { user: "alice" }, [2, 0]],
+    [7, { page: 2, page_size: 2 }, [4, 3]],
+    [6, { since: "2024-05-13" }, [5, 4, 3]],
+    [0, {}, []],
+  ])(
+    "after log %i, %j → logs %j (the log need not match the filters)",
+    async (n, params, expected) => {
+      expect(await listed({ ...params, after: ids[n] })).toEqual(expected);
+    },
+  );
+
+  it("refuses `after` naming a log of another endpoint, or none", async () => {
+    const other = await createEndpoint(ctx, { name: "other", model: "local/echo", prompt: "x" });
+    for (const after of ["no-such-log", ids[0]!]) {
+      const listing = listLogs(ctx, other.id, parseListLogsParams({ after }));
+      await expect(listing).rejects.toThrow(BadRequestError);
+      await expect(listing).rejects.toThrow(/^after: /);
+    }
+  });
+
+  it.each([
     [{ rating: "good" }, "rating"],
     [{ rating: 1 }, "rating"],
     [{ has_comments: "yes" }, "has_comments"],
@@ -120,6 +148,8 @@ describe("E7 filters", () => {
     [{ page: "0" }, "page"],
     [{ page_size: 1001 }, "page_size"],
     [{ colour: "red" }, "colour"],
+    [{ after: "" }, "after"],
+    [{ after: 7 }, "after"],
   ])("refuses %j naming %s", (params, name) => {
     const error = (() => {
       try {
@@ -130,6 +160,106 @@ describe("E7 filters", () => {
     })();
     expect(error).toBeInstanceOf(BadRequestError);
     expect((error as Error).message.startsWith(`${name}: `)).toBe(true);
+  });
+});
+
+/**
+ * An endpoint of its own with seven logs whose times tie by threes, in microseconds a JS Date
+ * cannot hold: a cursor must be Postgres's own value and break ties by id.
+ */
+async function endpointWithTiedLogs(name: string) {
+  const { ctx: own } = await createTenant(database.db, name);
+  const endpoint = await createEndpoint(own, {
+    name: "ties",
+    model: "local/echo",
+    prompt: "t{{n}}",
+  });
+  for (let n = 0; n < 7; n++) {
+    await completeEndpoint(
+      own,
+      endpoint.id,
+      parseInput(CompletionInput, { values: { n }, prompt: [] }),
+      {
+        callerId: "k",
+      },
+    );
+  }
+  await database.db.execute(
+    sql`UPDATE logs SET created_at = '2024-01-01 00:00:00.123456+00'::timestamptz
+        + ((values->>'n')::int / 3) * interval '1 microsecond' WHERE endpoint_id = ${endpoint.id}`,
+  );
+  return { own, endpoint };
+}
+
+describe("E7 pages after a log", () => {
+  it("walks every log once from the last of each page, ties included, unshifted by new logs", async () => {
+    const { own, endpoint } = await endpointWithTiedLogs("after-ties");
+    const page = async (params: Record<string, unknown>) =>
+      (await listLogs(own, endpoint.id, parseListLogsParams(params))).map((log) => log.id);
+    const all = await page({});
+    const walked: string[] = [];
+    let after: string | undefined;
+    for (;;) {
+      const next = await page({ page_size: "2", ...(after ? { after } : {}) });
+      walked.push(...next);
+      if (next.length < 2) break;
+      after = next.at(-1);
+    }
+    expect(walked).toEqual(all);
+    expect(new Set(walked).size).toBe(7);
+    // A newer log shifts every offset page by one; a page after a log stays where it was.
+    await completeEndpoint(
+      own,
+      endpoint.id,
+      parseInput(CompletionInput, { values: { n: 7 }, prompt: [] }),
+      {
+        callerId: "k",
+      },
+    );
+    expect(await page({ page: 2, page_size: 2 })).toEqual(all.slice(1, 3));
+    expect(await page({ after: all[1], page_size: 2 })).toEqual(all.slice(2, 4));
+  });
+
+  it("walks the index from the log a deep page follows, where a page number walks every log it skips", async () => {
+    const { own, endpoint } = await endpointWithTiedLogs("after-deep");
+    // 3,000 more logs, a second apart, by SQL: completions would take minutes.
+    await database.db.execute(sql`
+      INSERT INTO logs (id, project_id, endpoint_id, deployment_id, user_id, model,
+                        service_model_name, prompt, status, created_at)
+      SELECT 'deep-' || g, ${own.projectId}, ${endpoint.id}, 1, 'k', 'echo', 'local/echo',
+             '"q"'::jsonb, 200, '2025-01-01'::timestamptz + g * interval '1 second'
+      FROM generate_series(1, 3000) g`);
+    // 'deep-1001' is the 2,000th newest log: page 41 of 50 holds 'deep-1000' down to 'deep-951'.
+    const expected = Array.from({ length: 50 }, (_, i) => `deep-${1000 - i}`);
+    const byNumber = parseListLogsParams({ page: 41, page_size: 50 });
+    const byLog = parseListLogsParams({ after: "deep-1001", page_size: 50 });
+    const cursor = await logCursor(own, endpoint.id, "deep-1001");
+    for (const input of [byNumber, byLog]) {
+      const page = await listLogs(own, endpoint.id, input);
+      expect(page.map((log) => log.id)).toEqual(expected);
+    }
+    /** How many logs the page's plan reads from the table (by any index, or none). */
+    const logsRead = async (input: ListLogsInput, at?: LogCursor) => {
+      const { sql: text, params } = pageOfLogs(own, endpoint.id, input, at).toSQL();
+      const [row] = await database.fresh.sql<{ "QUERY PLAN": { Plan: PlanNode }[] }>(
+        `explain (analyze, format json) ${text}`,
+        params,
+      );
+      const scans = planNodes(row!).filter((n) => n["Relation Name"] === "logs");
+      return scans.reduce(
+        (sum, n) =>
+          sum + (n["Actual Rows"] + (n["Rows Removed by Filter"] ?? 0)) * n["Actual Loops"],
+        0,
+      );
+    };
+    // No statistics yet (a table just filled; PGlite's always): a page number may read every
+    // log of the endpoint; the page after a log at most the 1,007 after it, never those before.
+    expect(await logsRead(byNumber)).toBeGreaterThanOrEqual(2050);
+    expect(await logsRead(byLog, cursor)).toBeLessThanOrEqual(1007);
+    // With them, the endpoint's index is walked from the log and stops at the page.
+    await database.db.execute(sql`ANALYZE logs`);
+    expect(await logsRead(byLog, cursor)).toBe(50);
+    expect(await logsRead(byNumber)).toBeGreaterThanOrEqual(2050);
   });
 });
 
@@ -217,27 +347,7 @@ describe("log export", () => {
   });
 
   it("pages by keyset: logs with the same timestamp are all exported once, in E7's order", async () => {
-    const { ctx: own } = await createTenant(database.db, "export-ties");
-    const endpoint = await createEndpoint(own, {
-      name: "ties",
-      model: "local/echo",
-      prompt: "t{{n}}",
-    });
-    for (let n = 0; n < 7; n++) {
-      await completeEndpoint(
-        own,
-        endpoint.id,
-        parseInput(CompletionInput, { values: { n }, prompt: [] }),
-        {
-          callerId: "k",
-        },
-      );
-    }
-    // microseconds a JS Date cannot hold, and ties: the cursor must be Postgres's own value
-    await database.db.execute(
-      sql`UPDATE logs SET created_at = '2024-01-01 00:00:00.123456+00'::timestamptz
-          + ((values->>'n')::int / 3) * interval '1 microsecond' WHERE endpoint_id = ${endpoint.id}`,
-    );
+    const { own, endpoint } = await endpointWithTiedLogs("export-ties");
     const all = await listLogs(own, endpoint.id, parseListLogsParams({}));
     const out = await exportLogs(own, endpoint.id, parseExportLogsParams({}), { batchSize: 2 });
     const text = await new Response(out.body).text();

@@ -59,6 +59,11 @@ describe("E7 filters", () => {
       tenant.key,
     );
     expect(listed(body)).toEqual([3, 0]);
+    // The next page after a log, by the query string or the body; a filter applies after it.
+    expect(listed(await logs(`after=${ids[3]}&page_size=2`))).toEqual([2, 1]);
+    expect(listed(await logs(`after=${ids[2]}&user=bob`))).toEqual([1]);
+    const next = await getWithBody(`/endpoints/${endpointId}/logs`, { after: ids[1] }, tenant.key);
+    expect(listed(next)).toEqual([0]);
   });
 
   it.each([
@@ -70,6 +75,8 @@ describe("E7 filters", () => {
     ["status=700", "status"],
     ["user=", "user"],
     ["colour=red", "colour"],
+    ["after=", "after"],
+    ["after=no-such-log", "after"],
   ])("?%s is a 400 naming %s", async (query, name) => {
     const reply = await call(`/endpoints/${endpointId}/logs?${query}`, { token: tenant.key });
     expect(expectEnvelope(reply, 400, "bad_request").message.startsWith(`${name}: `)).toBe(true);

@@ -399,7 +399,7 @@ export interface paths {
         };
         /**
          * E7 List an endpoint's completion logs, newest first, filtered
-         * @description Parameters come from a JSON body `{page, page_size, rating, has_comments, since, until, user, status}` (a body on GET, as the API contract shows it) or from the query string; the body wins when both are given. A filter left out does not filter; an unknown parameter or value is a 400 naming it.
+         * @description Parameters come from a JSON body `{page, page_size, after, rating, has_comments, since, until, user, status}` (a body on GET, as the API contract shows it) or from the query string; the body wins when both are given. A filter left out does not filter; an unknown parameter or value is a 400 naming it. For the next page, pass the last log's id as `after`: any page then costs what the first does, and logs written meanwhile do not shift it.
          */
         get: operations["listLogs"];
         put?: never;
@@ -3165,6 +3165,8 @@ export interface operations {
                 page?: number;
                 /** @description Default 50, at most 1000 */
                 page_size?: number;
+                /** @description A log id of this endpoint: the page starts after it in the listing's order (older logs, or as old with a smaller id). Pass the last log of a page to get the next; `page` then counts from there */
+                after?: string;
             };
             header?: never;
             path: {

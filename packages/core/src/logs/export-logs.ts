@@ -6,7 +6,7 @@ import type { ProjectContext } from "../shared/context.ts";
 import { commentsOfLogs } from "./comments-of-logs.ts";
 import type { ExportLogsInput, LogExportFormat } from "./export-logs-input.ts";
 import { exportLines, exportPreamble, toLogExportRecord } from "./log-export-records.ts";
-import { logFilterCondition, NEWEST_LOGS_FIRST } from "./log-filters.ts";
+import { type LogCursor, logFilterCondition, NEWEST_LOGS_FIRST, olderThan } from "./log-filters.ts";
 import type { LogRecord } from "./log-views.ts";
 
 /** Logs read per query: one chunk of the stream. */
@@ -43,8 +43,7 @@ export async function exportLogs(
   const endpoint = await requireEndpoint(ctx, endpointId);
   const filter = logFilterCondition(ctx.projectId, endpoint.id, input);
   const encoder = new TextEncoder();
-  // `created_at` as Postgres prints it: microseconds, which a JS Date would round away.
-  let after: { at: string; id: string } | null = null;
+  let after: LogCursor | null = null;
   let preamble = exportPreamble(input.format);
   let settle: () => void = () => {};
   const finished = new Promise<void>((resolve) => {
@@ -55,14 +54,7 @@ export async function exportLogs(
     const found = await ctx.db
       .select({ ...getTableColumns(logs), cursor: sql<string>`${logs.createdAt}::text` })
       .from(logs)
-      .where(
-        after
-          ? and(
-              filter,
-              sql`(${logs.createdAt}, ${logs.id}) < (${after.at}::timestamptz, ${after.id})`,
-            )
-          : filter,
-      )
+      .where(after ? and(filter, olderThan(after)) : filter)
       .orderBy(...NEWEST_LOGS_FIRST)
       .limit(batchSize);
     const last = found.at(-1);

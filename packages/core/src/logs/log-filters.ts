@@ -13,6 +13,20 @@ export const NEWEST_LOGS_FIRST = [
 ] as const;
 
 /**
+ * A place in E7's order: a log's `created_at` as Postgres prints it (microseconds, which a JS
+ * Date would round away) and its id.
+ */
+export interface LogCursor {
+  at: string;
+  id: string;
+}
+
+/** The logs after `cursor` in E7's order (older, or as old with a smaller id). */
+export function olderThan(cursor: LogCursor): SQL {
+  return sql`(${logs.createdAt}, ${logs.id}) < (${cursor.at}::timestamptz, ${cursor.id})`;
+}
+
+/**
  * The WHERE clause of an endpoint's logs under E7's filters. Each filter is an equality or a
  * range the indexes on `logs` lead with (endpoint, then rating or user, then time), so a
  * filtered page reads its own logs, not every log of the endpoint (migration 0012).

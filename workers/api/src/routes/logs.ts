@@ -31,7 +31,7 @@ const listRoute = createRoute({
   tags,
   summary: "E7 List an endpoint's completion logs, newest first, filtered",
   description:
-    "Parameters come from a JSON body `{page, page_size, rating, has_comments, since, until, user, status}` (a body on GET, as the API contract shows it) or from the query string; the body wins when both are given. A filter left out does not filter; an unknown parameter or value is a 400 naming it.",
+    "Parameters come from a JSON body `{page, page_size, after, rating, has_comments, since, until, user, status}` (a body on GET, as the API contract shows it) or from the query string; the body wins when both are given. A filter left out does not filter; an unknown parameter or value is a 400 naming it. For the next page, pass the last log's id as `after`: any page then costs what the first does, and logs written meanwhile do not shift it.",
   security: projectSecurity,
   request: { params: EndpointParams, query: ListLogsQuery },
   responses: { 200: jsonResponse(z.array(LogListingSchema), "Logs"), ...errorResponses },

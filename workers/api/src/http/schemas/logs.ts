@@ -55,6 +55,11 @@ export const ListLogsQuery = ListLogsInput.extend({
   page_size: ListLogsInput.shape.page_size.openapi({
     description: `Default ${DEFAULT_LOG_PAGE_SIZE}, at most ${MAX_LOG_PAGE_SIZE}`,
   }),
+  after: ListLogsInput.shape.after.openapi({
+    description:
+      "A log id of this endpoint: the page starts after it in the listing's order (older logs, or as old with a smaller id). Pass the last log of a page to get the next; `page` then counts from there",
+    example: "7d3f5a2e-8c1b-4e9a-9f6d-2b4c8e1a0f37",
+  }),
   ...filterParams,
 });
 
