@@ -41,7 +41,7 @@ export async function exportLogs(
   { batchSize = LOG_EXPORT_BATCH }: { batchSize?: number } = {},
 ): Promise<LogExport> {
   const endpoint = await requireEndpoint(ctx, endpointId);
-  const filter = logFilterCondition(ctx.projectId, endpoint.id, input);
+  const filter = logFilterCondition(endpoint, input);
   const encoder = new TextEncoder();
   let after: LogCursor | null = null;
   let preamble = exportPreamble(input.format);

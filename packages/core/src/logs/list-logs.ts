@@ -21,7 +21,7 @@ export async function listLogs(
   const endpoint = await requireEndpoint(ctx, endpointId);
   const cursor =
     input.after === undefined ? undefined : await logCursor(ctx, endpoint.id, input.after);
-  const found = await pageOfLogs(ctx, endpoint.id, input, cursor);
+  const found = await pageOfLogs(ctx, endpoint, input, cursor);
   const comments = await commentsOfLogs(
     ctx,
     found.map((log) => log.id),
@@ -30,21 +30,20 @@ export async function listLogs(
 }
 
 /**
- * The page's statement. With statistics on `logs` (autovacuum's, on Neon) a page after a log
- * walks the endpoint's index from that log and stops at the page. On a table the planner has
- * no statistics for yet, it may bitmap-scan the logs after the cursor and sort them: never the
- * ones before it, which a page number's offset reads every time.
+ * The page's statement, over an endpoint `requireEndpoint` found: the endpoint's index walked
+ * newest first, from the cursor when there is one, to the end of the page (a page number's
+ * offset walks over every log it skips).
  */
 export function pageOfLogs(
   ctx: ProjectContext,
-  endpointId: string,
+  endpoint: { id: string },
   input: ListLogsInput,
   cursor: LogCursor | undefined,
 ) {
   return ctx.db
     .select()
     .from(logs)
-    .where(and(logFilterCondition(ctx.projectId, endpointId, input), cursor && olderThan(cursor)))
+    .where(and(logFilterCondition(endpoint, input), cursor && olderThan(cursor)))
     .orderBy(...NEWEST_LOGS_FIRST)
     .limit(input.page_size)
     .offset((input.page - 1) * input.page_size);
