@@ -35,6 +35,18 @@ async function list(datasetId: string, query = "") {
   return reply.body as any[];
 }
 
+/** A new dataset whose document "d" holds rows 0..9 (`rowsOf(10, "x")`), in that order. */
+async function datasetOfTenRows() {
+  const ds = await newDataset();
+  const written = await call(`/api/datasets/${ds}/rows/upsert`, {
+    method: "POST",
+    body: { document_id: "d", rows: rowsOf(10, "x") },
+    ...as(tenant),
+  });
+  expect(written.status).toBe(200);
+  return ds;
+}
+
 describe("rows end to end", () => {
   it("E11 creates, E13 adds, E12 replaces, E6 lists in insertion order", async () => {
     const ds = await newDataset();
@@ -120,12 +132,7 @@ describe("rows end to end", () => {
   }, 90_000);
 
   it("E6 pages and filters from the query string and from a GET body", async () => {
-    const ds = await newDataset();
-    await call(`/api/datasets/${ds}/rows/upsert`, {
-      method: "POST",
-      body: { document_id: "d", rows: rowsOf(10, "x") },
-      ...as(tenant),
-    });
+    const ds = await datasetOfTenRows();
     const page = await list(ds, "?offset=2&page_size=3");
     expect(page.map((r) => r.metadata.i)).toEqual([2, 3, 4]);
     const filter = encodeURIComponent(JSON.stringify({ i: { $gte: 7 } }));
@@ -140,12 +147,7 @@ describe("rows end to end", () => {
   });
 
   it("E6 pages after a row id: the next page from the last row, however the rows before it change", async () => {
-    const ds = await newDataset();
-    await call(`/api/datasets/${ds}/rows/upsert`, {
-      method: "POST",
-      body: { document_id: "d", rows: rowsOf(10, "x") },
-      ...as(tenant),
-    });
+    const ds = await datasetOfTenRows();
     const first = await list(ds, "?page_size=4");
     expect(first.map((r) => r.metadata.i)).toEqual([0, 1, 2, 3]);
     // A row of the first page goes: an offset of 4 would now skip row 4, `after` does not.

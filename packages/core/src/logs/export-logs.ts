@@ -1,12 +1,18 @@
 import { logs } from "@quarry/db";
-import { and, getTableColumns, sql } from "drizzle-orm";
+import { and, getTableColumns } from "drizzle-orm";
 import { attachmentDisposition } from "../documents/content-disposition.ts";
 import { requireEndpoint } from "../endpoints/require-endpoint.ts";
 import type { ProjectContext } from "../shared/context.ts";
 import { commentsOfLogs } from "./comments-of-logs.ts";
 import type { ExportLogsInput, LogExportFormat } from "./export-logs-input.ts";
 import { exportLines, exportPreamble, toLogExportRecord } from "./log-export-records.ts";
-import { type LogCursor, logFilterCondition, NEWEST_LOGS_FIRST, olderThan } from "./log-filters.ts";
+import {
+  LOG_CURSOR_AT,
+  type LogCursor,
+  logFilterCondition,
+  NEWEST_LOGS_FIRST,
+  olderThan,
+} from "./log-filters.ts";
 import type { LogRecord } from "./log-views.ts";
 
 /** Logs read per query: one chunk of the stream. */
@@ -52,7 +58,7 @@ export async function exportLogs(
 
   const nextBatch = async (): Promise<string | null> => {
     const found = await ctx.db
-      .select({ ...getTableColumns(logs), cursor: sql<string>`${logs.createdAt}::text` })
+      .select({ ...getTableColumns(logs), cursor: LOG_CURSOR_AT })
       .from(logs)
       .where(after ? and(filter, olderThan(after)) : filter)
       .orderBy(...NEWEST_LOGS_FIRST)

@@ -1,11 +1,17 @@
 import { logs } from "@quarry/db";
-import { and, eq, sql } from "drizzle-orm";
+import { and, eq } from "drizzle-orm";
 import { requireEndpoint } from "../endpoints/require-endpoint.ts";
 import type { ProjectContext } from "../shared/context.ts";
 import { BadRequestError } from "../shared/errors.ts";
 import { commentsOfLogs } from "./comments-of-logs.ts";
 import type { ListLogsInput } from "./list-logs-input.ts";
-import { type LogCursor, logFilterCondition, NEWEST_LOGS_FIRST, olderThan } from "./log-filters.ts";
+import {
+  LOG_CURSOR_AT,
+  type LogCursor,
+  logFilterCondition,
+  NEWEST_LOGS_FIRST,
+  olderThan,
+} from "./log-filters.ts";
 import { type LogListing, toLogListing } from "./log-views.ts";
 
 /**
@@ -56,7 +62,7 @@ export async function logCursor(
   logId: string,
 ): Promise<LogCursor> {
   const [found] = await ctx.db
-    .select({ at: sql<string>`${logs.createdAt}::text`, id: logs.id })
+    .select({ at: LOG_CURSOR_AT, id: logs.id })
     .from(logs)
     .where(
       and(eq(logs.id, logId), eq(logs.endpointId, endpointId), eq(logs.projectId, ctx.projectId)),

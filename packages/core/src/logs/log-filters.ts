@@ -21,6 +21,9 @@ export interface LogCursor {
   id: string;
 }
 
+/** A log's `LogCursor.at`, selected beside it. */
+export const LOG_CURSOR_AT = sql<string>`${logs.createdAt}::text`;
+
 /** The logs after `cursor` in E7's order (older, or as old with a smaller id). */
 export function olderThan(cursor: LogCursor): SQL {
   return sql`(${logs.createdAt}, ${logs.id}) < (${cursor.at}::timestamptz, ${cursor.id})`;
