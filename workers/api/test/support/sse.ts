@@ -1,4 +1,5 @@
 import { baseUrl } from "./client.ts";
+import { withinReplyDeadline } from "./reply-deadline.ts";
 
 export interface SseFrame {
   /** the frame exactly as sent, without its terminating blank line */
@@ -20,13 +21,27 @@ export interface SseReply {
 /**
  * POSTs `body` and reads the reply frame by frame as bytes arrive (the way Hono's own SSE
  * tests do), timing each frame. `stopAfter` aborts the request after that many frames,
- * which is a client disconnecting mid-stream.
+ * which is a client disconnecting mid-stream. The whole stream is under the reply deadline the
+ * JSON calls have, so a stream that stops coming fails with the workers' last log lines rather
+ * than at the test's own timeout with none.
  */
-export async function postSse(
+export function postSse(
   path: string,
   body: unknown,
   token: string,
   options: { stopAfter?: number } = {},
+): Promise<SseReply> {
+  return withinReplyDeadline(`POST ${path} (event stream)`, (deadline) =>
+    readSse(path, body, token, options, deadline),
+  );
+}
+
+async function readSse(
+  path: string,
+  body: unknown,
+  token: string,
+  options: { stopAfter?: number },
+  deadline: AbortSignal,
 ): Promise<SseReply> {
   const started = performance.now();
   const abort = new AbortController();
@@ -34,7 +49,7 @@ export async function postSse(
     method: "POST",
     headers: { authorization: `Bearer ${token}`, "content-type": "application/json" },
     body: JSON.stringify(body),
-    signal: abort.signal,
+    signal: AbortSignal.any([abort.signal, deadline]),
   });
   const frames: SseFrame[] = [];
   let text = "";
