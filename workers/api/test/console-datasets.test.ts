@@ -221,6 +221,65 @@ describe("the console, signed in with a project key", () => {
     );
   }, 60_000);
 
+  it("pages a long document's rows after the last row shown (E6 after), forward and back", async () => {
+    const written = await call(`/api/datasets/${datasetId}/rows/upsert`, {
+      method: "POST",
+      token: ui.tenant.key,
+      body: {
+        document_id: "logbook",
+        rows: Array.from({ length: 60 }, (_, i) => ({
+          data: { text: `Logbook entry ${i}: the night sky over the observatory` },
+        })),
+      },
+    });
+    expect(written.status, written.text).toBe(200);
+    const ids = (written.body as { rows: StoredRow[] }).rows.map((r) => r.id);
+    const asked: URL[] = [];
+    const noteRowsRequest = (request: { url(): string }) => {
+      const url = new URL(request.url());
+      if (url.pathname === `/api/datasets/${datasetId}/rows`) asked.push(url);
+    };
+    page.on("request", noteRowsRequest);
+    const pages = page.getByRole("navigation", { name: "Row pages" });
+    const showing = async (first: number, label: string) => {
+      await visible(page.locator(`[data-row-id="${ids[first]}"]`));
+      await visible(pages.getByText(label, { exact: true }));
+      const cells = page.locator("[data-row-id]");
+      const shown: number[] = [];
+      for (let i = 0; i < (await cells.count()); i++) {
+        shown.push(Number(await cells.nth(i).getAttribute("data-row-id")));
+      }
+      return shown;
+    };
+
+    await page.goto(`${consoleOrigin()}/console/datasets/${datasetId}/documents/logbook`);
+    expect(await showing(0, "1–25")).toEqual(ids.slice(0, 25));
+
+    await pages.getByRole("button", { name: "Next →" }).click();
+    expect(await showing(25, "26–50")).toEqual(ids.slice(25, 50));
+    const second = asked.at(-1)!;
+    expect(second.searchParams.get("after")).toBe(String(ids[24]));
+    expect(second.searchParams.has("offset")).toBe(false);
+
+    // A row deleted before the page does not shift it, as it would shift offset 50.
+    const deleted = await call(`/api/datasets/${datasetId}/rows/${ids[3]}`, {
+      method: "DELETE",
+      token: ui.tenant.key,
+    });
+    expect(deleted.status).toBe(204);
+    await pages.getByRole("button", { name: "Next →" }).click();
+    expect(await showing(50, "51–60")).toEqual(ids.slice(50));
+    expect(asked.at(-1)!.searchParams.get("after")).toBe(String(ids[49]));
+    expect(await pages.getByRole("button", { name: "Next →" }).isDisabled()).toBe(true);
+
+    await pages.getByRole("button", { name: "← Previous" }).click();
+    expect(await showing(25, "26–50")).toEqual(ids.slice(25, 50));
+    await pages.getByRole("button", { name: "← Previous" }).click();
+    await visible(pages.getByText("1–25", { exact: true }));
+    expect(await pages.getByRole("button", { name: "← Previous" }).isDisabled()).toBe(true);
+    page.off("request", noteRowsRequest);
+  }, 60_000);
+
   it("fits a phone's width, and signing out forgets the key", async () => {
     await page.setViewportSize({ width: 390, height: 844 });
     await page.goto(`${consoleOrigin()}/console/datasets`);

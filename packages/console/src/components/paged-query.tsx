@@ -24,7 +24,7 @@ export function PagedQuery<Item>({
   empty: ReactNode;
   children: (items: Item[]) => ReactNode;
 }) {
-  const { query, offset, pageSize, setOffset } = list;
+  const { query, offset, pageSize } = list;
   if (query.isPending) return <Loading what={loading} />;
   if (query.isError) return <ErrorNotice error={query.error} onRetry={() => query.refetch()} />;
   if (query.data.length === 0 && offset === 0) return empty;
@@ -35,7 +35,8 @@ export function PagedQuery<Item>({
         offset={offset}
         pageSize={pageSize}
         shown={query.data.length}
-        onChange={setOffset}
+        onPrevious={list.previous}
+        onNext={list.next}
         label={pagesLabel}
         loading={query.isPlaceholderData}
       />

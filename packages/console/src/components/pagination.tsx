@@ -1,20 +1,23 @@
 /**
- * Offset pagination for the API's `offset`/`page_size` listings. The API returns a page, not
- * a total, so "next" is offered while a page comes back full.
+ * Previous and next page of a listing paged by `offset` or by `after`. The API returns a page,
+ * not a total, so "next" is offered while a page comes back full.
  */
 export function Pagination({
   offset,
   pageSize,
   shown,
-  onChange,
+  onPrevious,
+  onNext,
   label = "Pages",
   loading = false,
 }: {
+  /** items before the current page */
   offset: number;
   pageSize: number;
   /** items on the current page */
   shown: number;
-  onChange: (offset: number) => void;
+  onPrevious: () => void;
+  onNext: () => void;
   label?: string;
   /**
    * The page asked for is still loading (the one shown is the previous page): both buttons
@@ -27,21 +30,13 @@ export function Pagination({
   if (!hasPrevious && !hasNext) return null;
   return (
     <nav className="pagination" aria-label={label} aria-busy={loading}>
-      <button
-        type="button"
-        disabled={loading || !hasPrevious}
-        onClick={() => onChange(Math.max(0, offset - pageSize))}
-      >
+      <button type="button" disabled={loading || !hasPrevious} onClick={onPrevious}>
         ← Previous
       </button>
       <span className="muted">
         {loading ? "loading…" : shown === 0 ? "none" : `${offset + 1}–${offset + shown}`}
       </span>
-      <button
-        type="button"
-        disabled={loading || !hasNext}
-        onClick={() => onChange(offset + pageSize)}
-      >
+      <button type="button" disabled={loading || !hasNext} onClick={onNext}>
         Next →
       </button>
     </nav>

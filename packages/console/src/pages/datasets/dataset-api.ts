@@ -18,8 +18,9 @@ export const datasetKeys = {
   documentList: (id: string, offset: number, pageSize: number) =>
     ["datasets", id, "documents", "list", offset, pageSize] as const,
   document: (id: string, documentId: string) => ["datasets", id, "documents", documentId] as const,
-  rows: (id: string, documentId: string, offset: number, pageSize: number) =>
-    ["datasets", id, "rows", documentId, offset, pageSize] as const,
+  /** a page of a document's rows, after the row id `after` (null: the first page) */
+  rows: (id: string, documentId: string, after: number | null, pageSize: number) =>
+    ["datasets", id, "rows", documentId, after, pageSize] as const,
 };
 
 export function isIngesting(document: Pick<Document, "status">) {

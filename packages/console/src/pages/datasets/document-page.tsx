@@ -4,11 +4,12 @@ import { Empty } from "../../components/empty.tsx";
 import { ErrorNotice } from "../../components/error-notice.tsx";
 import { Loading } from "../../components/loading.tsx";
 import { PagedQuery } from "../../components/paged-query.tsx";
-import { usePagedQuery } from "../../components/use-paged-query.ts";
+import { useKeysetPagedQuery } from "../../components/use-keyset-paged-query.ts";
 import {
   datasetKeys,
   INGEST_POLL_MS,
   isIngesting,
+  type Row,
   useDataset,
   useDocument,
 } from "./dataset-api.ts";
@@ -18,28 +19,35 @@ import { RowsTable } from "./rows-table.tsx";
 
 const PAGE_SIZE = 25;
 
-/** A document and a page of its rows (E6 filtered by the service key `documentId`). */
+/**
+ * A document and a page of its rows (E6 filtered by the service key `documentId`), paged by
+ * `after` the last row shown, so that a deep page of a large document costs what the first does.
+ */
 export function DocumentPage({ datasetId, documentId }: { datasetId: string; documentId: string }) {
   const dataset = useDataset(datasetId);
   const document = useDocument(datasetId, documentId);
   const ingesting = document.data ? isIngesting(document.data) : false;
-  const rows = usePagedQuery(PAGE_SIZE, (offset) => ({
-    queryKey: datasetKeys.rows(datasetId, documentId, offset, PAGE_SIZE),
-    queryFn: () =>
-      ok(
-        api.GET("/api/datasets/{id}/rows", {
-          params: {
-            path: { id: datasetId },
-            query: {
-              offset: String(offset),
-              page_size: String(PAGE_SIZE),
-              filter: JSON.stringify({ documentId }),
+  const rows = useKeysetPagedQuery<Row>(
+    PAGE_SIZE,
+    (row) => row.id,
+    (after) => ({
+      queryKey: datasetKeys.rows(datasetId, documentId, after ?? null, PAGE_SIZE),
+      queryFn: () =>
+        ok(
+          api.GET("/api/datasets/{id}/rows", {
+            params: {
+              path: { id: datasetId },
+              query: {
+                ...(after === undefined ? {} : { after: String(after) }),
+                page_size: String(PAGE_SIZE),
+                filter: JSON.stringify({ documentId }),
+              },
             },
-          },
-        }),
-      ),
-    refetchInterval: ingesting ? INGEST_POLL_MS * 3 : false,
-  }));
+          }),
+        ),
+      refetchInterval: ingesting ? INGEST_POLL_MS * 3 : false,
+    }),
+  );
 
   return (
     <section className="stack" aria-labelledby="document-title">
