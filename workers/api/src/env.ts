@@ -45,8 +45,10 @@ export const envSchema = z.object({
   VECTOR_GRAPH_EF_CONSTRUCTION: optionalInt(VECTOR_GRAPH_LIMITS.efConstruction),
   /** uploads and large sources are stored, read back and deleted here */
   FILES: binding<R2Bucket>("FILES"),
-  /** slices of work for the ingest worker */
+  /** slices of uploads and large sources, for the ingest worker */
   INGEST_QUEUE: binding<Queue>("INGEST_QUEUE"),
+  /** requests to move datasets' vector backlogs into their graphs, for the ingest worker */
+  INDEX_QUEUE: binding<Queue>("INDEX_QUEUE"),
 });
 
 function optionalInt(limits: { min: number; max: number }) {

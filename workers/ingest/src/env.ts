@@ -13,8 +13,10 @@ export const ingestEnvSchema = z.object({
   ...providerConfig,
   /** where uploads and fetched sources are stored; slices read ranges of them */
   FILES: binding<R2Bucket>("FILES"),
-  /** the slices' successors and the vector-index messages go back onto the queue */
+  /** the slices' successors go back onto the ingest queue */
   INGEST_QUEUE: binding<Queue>("INGEST_QUEUE"),
+  /** the vector-index messages (a finished document's, an indexer's next turn) onto theirs */
+  INDEX_QUEUE: binding<Queue>("INDEX_QUEUE"),
   /**
    * A vector backlog of at least this many rows (and half the graph's size) gets its
    * dataset's graph built in one pass instead of row by row; 0 never (the embedded database,

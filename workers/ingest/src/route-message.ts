@@ -3,12 +3,14 @@ import type { Delivery, HandlerDeps } from "./handler.ts";
 import type { IngestHandlers } from "./handlers/index.ts";
 import type { Outcome } from "./outcome.ts";
 
-/** The dead-letter queue of "quarry-ingest" (wrangler.toml), consumed by this worker too. */
+/** The dead-letter queue of "quarry-ingest" and "quarry-index" (wrangler.toml). */
 export const DEAD_LETTER_QUEUE = "quarry-ingest-dlq";
 
 /**
  * Validates a body against the message contract and picks its handler: everything on the
- * dead-letter queue goes to the dead-letter handler, the rest by kind.
+ * dead-letter queue goes to the dead-letter handler, the rest by kind, whichever queue it came
+ * on (slices arrive on "quarry-ingest" and indexing on "quarry-index", but an `index-vectors`
+ * message sent onto the ingest queue before the two were apart is still indexing).
  */
 export function routeMessage(
   handlers: IngestHandlers,

@@ -39,7 +39,7 @@ export function createIngestWorker(wrap: WrapHandlers = (handlers) => handlers) 
       const deps: HandlerDeps = {
         db,
         source: r2SourceReader(config.FILES),
-        send: queueSender(config.INGEST_QUEUE),
+        send: queueSender(config),
         providers: providerEnv(config),
         graphBuilds: { minRows: config.VECTOR_GRAPH_BULK_MIN_ROWS, session: graphBuild.session },
       };

@@ -50,7 +50,7 @@ describe("an index-vectors message for a large backlog", () => {
     });
     const before = await graphOf(dataset.id);
     expect(before).toMatchObject({ graph_rows: 0, pending: 300, valid: true });
-    const { id, result } = await consumer.deliver("quarry-ingest", {
+    const { id, result } = await consumer.deliver("quarry-index", {
       v: 1,
       kind: "index-vectors",
       projectId: project.projectId,

@@ -85,13 +85,28 @@ describe("an index-vectors message that moves the whole backlog", () => {
     await burst("first");
     const pages = await backlogPages();
     expect(pages).toBeGreaterThan(10);
-    const { id, result } = await consumer.deliver("quarry-ingest", indexVectorsMessage(dataset.id));
+    const { id, result } = await consumer.deliver("quarry-index", indexVectorsMessage(dataset.id));
     expect(result.explicitAcks).toStrictEqual([id]);
     expect(await stateOf(dataset.id)).toMatchObject({ graph_rows: 300, pending: 0 });
     // The next 300 waiting rows fill the pages the first left (unvacuumed, the table doubles).
     await burst("second");
     expect(await stateOf(dataset.id)).toMatchObject({ pending: 300 });
     expect(await backlogPages()).toBeLessThanOrEqual(pages);
+  });
+
+  it("indexes a message left on the ingest queue, where indexing went before it had its own", async () => {
+    const dataset = await createDataset(
+      project,
+      { name: "leftover" },
+      { embeddingModel: "local/hash" },
+    );
+    await upsertRows(project, dataset.id, {
+      document_id: "before-the-split",
+      rows: Array.from({ length: 50 }, (_, i) => ({ data: { text: text(i) } })),
+    });
+    const { id, result } = await consumer.deliver("quarry-ingest", indexVectorsMessage(dataset.id));
+    expect(result.explicitAcks).toStrictEqual([id]);
+    expect(await stateOf(dataset.id)).toMatchObject({ graph_rows: 50, pending: 0 });
   });
 
   it("moves the writes' entries out of the search indexes' pending lists", async () => {
@@ -104,7 +119,7 @@ describe("an index-vectors message that moves the whole backlog", () => {
       document_id: "burst",
       rows: Array.from({ length: 300 }, (_, i) => ({ data: { text: text(i) }, metadata: { i } })),
     });
-    await consumer.deliver("quarry-ingest", indexVectorsMessage(dataset.id));
+    await consumer.deliver("quarry-index", indexVectorsMessage(dataset.id));
     // Nothing left for a search, or the next writer, to read through or empty.
     expect(await flushPendingIndexEntries(consumer.db)).toBe(0);
   });
@@ -131,7 +146,7 @@ describe("an index-vectors message that leaves part of the backlog for the next 
       ef_search: null,
     });
 
-    const { id, result } = await consumer.deliver("quarry-ingest", indexVectorsMessage(dataset.id));
+    const { id, result } = await consumer.deliver("quarry-index", indexVectorsMessage(dataset.id));
     expect(result.retryMessages).toStrictEqual([]);
     expect(result.explicitAcks).toStrictEqual([id]);
 

@@ -84,9 +84,9 @@ export const ingestBench: Bench = {
       );
     }
     // `ready` = stored and searchable (the vector backlog is ranked exactly); the HNSW graph
-    // catches up after. Measured too, and awaited so the next phase runs on a quiet database
-    // and an empty local queue (one consumer: the 100 MB CSV's first slice would otherwise
-    // wait behind the graph's build and its list size measurement).
+    // catches up after. Measured too, and awaited so the next phase runs on a quiet database:
+    // the graph's build and its list size measurement (on the index queue, beside the slices')
+    // would take the CPU the 100 MB CSV's slices are measured on.
     progress("CSV: waiting for the vector index to catch up");
     await waitForVectorIndex(createQuarryApi(http, key), dataset, csv.rows, progress);
     const csvIndexedMs = performance.now() - csvStarted;
@@ -106,7 +106,7 @@ export const ingestBench: Bench = {
     // What the isolate holds, as against the heap it lets grow (the 100 MB CSV's figure): a
     // full collection before each reading, so this file's ingestion runs slower and its time
     // is not reported. A dataset of its own, deleted once the file is ready, so that its graph
-    // is never built: that would hold the 100 MB CSV's first slice back in the one consumer.
+    // is never built: the build would run beside the 100 MB CSV's slices.
     const liveBytes = scaled(10 * 1024 * 1024, scale, { step: 1024 });
     const live = generateCsv(corpus, liveBytes);
     progress(`live heap: ${live.rows} rows, ${(live.data.length / 1048576).toFixed(1)} MB`);

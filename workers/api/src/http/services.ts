@@ -97,7 +97,7 @@ export function createServices(
   // Started by `close`, once the reply is out: work that must not compete with the request's
   // own statements (on PGlite it would queue before them) nor count in its Server-Timing.
   const afterReply: (() => Promise<unknown>)[] = [];
-  const enqueue = queueSender(config.INGEST_QUEUE);
+  const enqueue = queueSender(config);
   const indexVectorsSoon = (projectId: string, datasetId: string) => {
     const delaySeconds = indexRequests.claim(datasetId);
     if (delaySeconds === null) return;

@@ -19,8 +19,8 @@ import {
 import { REPO_ROOT } from "../../../../packages/local-stack/src/stack.ts";
 import { writeLocalConfigs } from "../../../../packages/local-stack/src/wrangler-configs.ts";
 
-/** What `batch.queue` says: the work queue, or its dead-letter queue (wrangler.toml). */
-export type QueueName = "quarry-ingest" | "quarry-ingest-dlq";
+/** What `batch.queue` says: a work queue (slices, indexing), or their dead-letter queue (wrangler.toml). */
+export type QueueName = "quarry-ingest" | "quarry-index" | "quarry-ingest-dlq";
 
 export type QueueResult = Awaited<ReturnType<Awaited<ReturnType<Miniflare["getWorker"]>>["queue"]>>;
 
