@@ -69,15 +69,6 @@ export function createHttpClient(
     }
     const label = `${url.pathname}${url.search}`;
 
-    // A pooled keep-alive socket can be closed by the server's idle timeout while this
-    // process is busy (the embedded database runs in it, synchronously, for seconds under
-    // heavy writes): the request then dies with "socket hang up" before the server has read
-    // it. Node's documented remedy: send again when the failed request used a reused socket.
-    const send = (retries: number): Promise<Reply<T>> =>
-      attempt().catch((error: unknown) => {
-        if (retries > 0 && error instanceof StaleSocketError) return send(retries - 1);
-        throw error instanceof StaleSocketError ? error.cause : error;
-      });
     const attempt = () =>
       new Promise<Reply<T>>((resolve, reject) => {
         const start = process.hrtime.bigint();
@@ -106,13 +97,10 @@ export function createHttpClient(
             }
           });
         });
-        req.on("error", (error: NodeJS.ErrnoException) => {
-          const stale = req.reusedSocket && (error.code === "ECONNRESET" || error.code === "EPIPE");
-          reject(stale ? new StaleSocketError(error) : error);
-        });
+        req.on("error", (error: NodeJS.ErrnoException) => reject(staleSocketAware(req, error)));
         req.end(payload);
       });
-    return send(2);
+    return resendOnStaleSocket(attempt);
   }
 
   return {
@@ -129,4 +117,30 @@ class StaleSocketError extends Error {
   constructor(override readonly cause: Error) {
     super(cause.message);
   }
+}
+
+/**
+ * A request's error, marked when it failed on a reused keep-alive socket before the server
+ * read it (reset or broken pipe): `resendOnStaleSocket` sends such a request again.
+ */
+export function staleSocketAware(req: http.ClientRequest, error: NodeJS.ErrnoException): Error {
+  const stale = req.reusedSocket && (error.code === "ECONNRESET" || error.code === "EPIPE");
+  return stale ? new StaleSocketError(error) : error;
+}
+
+/**
+ * Runs `attempt` again (up to `retries` times) when it failed on a stale socket. A pooled
+ * keep-alive socket can be closed by the server's idle timeout just as a request goes out on it
+ * (more often while this process is busy: the embedded database runs in it, synchronously, for
+ * seconds under heavy writes); the request then dies with "socket hang up" before the server
+ * has read it. Node's documented remedy is to send it again. Any other failure, and a stale
+ * socket past the retries, is thrown as it came.
+ */
+export function resendOnStaleSocket<T>(attempt: () => Promise<T>, retries = 2): Promise<T> {
+  return attempt().catch((error: unknown) => {
+    if (retries > 0 && error instanceof StaleSocketError) {
+      return resendOnStaleSocket(attempt, retries - 1);
+    }
+    throw error instanceof StaleSocketError ? error.cause : error;
+  });
 }
