@@ -129,7 +129,14 @@ function ProjectRoutes() {
       <Route path="/datasets" component={DatasetsPage} />
       <Route path="/datasets/:id">{(params) => <DatasetPage datasetId={params.id} />}</Route>
       <Route path="/datasets/:id/documents/:documentId">
-        {(params) => <DocumentPage datasetId={params.id} documentId={params.documentId} />}
+        {(params) => (
+          // Keyed: another document's page starts at its first rows, not at this one's place.
+          <DocumentPage
+            key={`${params.id}/${params.documentId}`}
+            datasetId={params.id}
+            documentId={params.documentId}
+          />
+        )}
       </Route>
       <Route path="/search" component={SearchPage} />
       <Route path="/endpoints" nest component={EndpointsPage} />
