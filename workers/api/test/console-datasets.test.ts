@@ -4,6 +4,7 @@ import { buildPdf } from "../../../packages/core/test/parsing/support/pdf-builde
 import { call } from "./support/client.ts";
 import { consoleOrigin, maybeScreenshot, useConsoleTab } from "./support/console-browser.ts";
 import { expectOwnOriginCsp } from "./support/csp.ts";
+import { upsertRows } from "./support/seed.ts";
 
 /**
  * The console's datasets and search pages in Debian's chromium against the real stack, as a
@@ -222,15 +223,11 @@ describe("the console, signed in with a project key", () => {
   }, 60_000);
 
   it("pages a long document's rows after the last row shown (E6 after), forward and back", async () => {
-    const written = await call(`/api/datasets/${datasetId}/rows/upsert`, {
-      method: "POST",
-      token: ui.tenant.key,
-      body: {
-        document_id: "logbook",
-        rows: Array.from({ length: 60 }, (_, i) => ({
-          data: { text: `Logbook entry ${i}: the night sky over the observatory` },
-        })),
-      },
+    const written = await upsertRows(ui.tenant.key, datasetId, {
+      document_id: "logbook",
+      rows: Array.from({ length: 60 }, (_, i) => ({
+        data: { text: `Logbook entry ${i}: the night sky over the observatory` },
+      })),
     });
     expect(written.status, written.text).toBe(200);
     const ids = (written.body as { rows: StoredRow[] }).rows.map((r) => r.id);

@@ -1,7 +1,7 @@
 import { beforeAll, describe, expect, it } from "vitest";
 import { call } from "./support/client.ts";
 import { pollUntil } from "./support/poll.ts";
-import { postDataset } from "./support/seed.ts";
+import { postDataset, upsertRows } from "./support/seed.ts";
 import { createTenant, type Tenant } from "./support/tenant.ts";
 import { nativeTestServerUrl } from "./support/test-stack.ts";
 import { fileForm, postForm, settledDocument } from "./support/upload.ts";
@@ -31,15 +31,11 @@ describe.skipIf(!nativeTestServerUrl())("slices and vector indexing on queues ap
     const building = (await postDataset(tenant.key, { name: "bulk" })).body.id as string;
     const uploads = (await postDataset(tenant.key, { name: "uploads" })).body.id as string;
     for (let first = 0; first < BULK_ROWS; first += 1000) {
-      const written = await call(`/api/datasets/${building}/rows/upsert`, {
-        method: "POST",
-        token: tenant.key,
-        body: {
-          document_id: `part-${first}`,
-          rows: Array.from({ length: 1000 }, (_, i) => ({
-            data: { text: `Harbour log ${first + i}: tide ${(first + i) % 97}, wind ${i % 13}` },
-          })),
-        },
+      const written = await upsertRows(tenant.key, building, {
+        document_id: `part-${first}`,
+        rows: Array.from({ length: 1000 }, (_, i) => ({
+          data: { text: `Harbour log ${first + i}: tide ${(first + i) % 97}, wind ${i % 13}` },
+        })),
       });
       expect(written.status, written.text).toBe(200);
     }

@@ -2,6 +2,7 @@ import { beforeAll, describe, expect, it } from "vitest";
 import { call, expectEnvelope, getWithBody, type Reply } from "./support/client.ts";
 import { pollUntil } from "./support/poll.ts";
 import { ingestWorkerState } from "./support/queue-work.ts";
+import { upsertRows } from "./support/seed.ts";
 import { createTenant, type Tenant } from "./support/tenant.ts";
 
 let tenant: Tenant;
@@ -38,11 +39,7 @@ async function list(datasetId: string, query = "") {
 /** A new dataset whose document "d" holds rows 0..9 (`rowsOf(10, "x")`), in that order. */
 async function datasetOfTenRows() {
   const ds = await newDataset();
-  const written = await call(`/api/datasets/${ds}/rows/upsert`, {
-    method: "POST",
-    body: { document_id: "d", rows: rowsOf(10, "x") },
-    ...as(tenant),
-  });
+  const written = await upsertRows(tenant.key, ds, { document_id: "d", rows: rowsOf(10, "x") });
   expect(written.status).toBe(200);
   return ds;
 }
