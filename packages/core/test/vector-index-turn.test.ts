@@ -3,7 +3,10 @@ import { and, eq } from "drizzle-orm";
 import { describe, expect, it } from "vitest";
 import {
   createDataset,
+  hasWaitedLongEnough,
   isVectorIndexMessage,
+  nextTurn,
+  putOff,
   VECTOR_INDEX_DEFERRAL,
   vectorIndexMessage,
   vectorIndexTurn,
@@ -72,5 +75,28 @@ describe("vectorIndexTurn: a large upload first, the graph after", () => {
     expect(await vectorIndexTurn(database.db, message, now)).toEqual({ kind: "index" });
     await setStatus("failed");
     expect(await vectorIndexTurn(database.db, message, now)).toEqual({ kind: "index" });
+  });
+});
+
+describe("a message put off, and the one after its turn", () => {
+  it("keeps its first wait while put off, and leaves it behind once it had its turn", () => {
+    const message = vectorIndexMessage("p", "d");
+    const now = 1_700_000_000_000;
+    const put = putOff(message, now);
+    expect(put).toEqual({
+      kind: "defer",
+      message: { ...message, waitingSince: now },
+      delaySeconds: VECTOR_INDEX_DEFERRAL.delaySeconds,
+    });
+    expect(putOff(put.message, now + 30_000).message.waitingSince).toBe(now);
+    expect(hasWaitedLongEnough(put.message, now + VECTOR_INDEX_DEFERRAL.maxWaitMs - 1)).toBe(false);
+    expect(hasWaitedLongEnough(put.message, now + VECTOR_INDEX_DEFERRAL.maxWaitMs)).toBe(true);
+    expect(hasWaitedLongEnough(message, now)).toBe(false);
+    // The rest of the backlog goes on as a new message: put off later, it waits its own 10
+    // minutes, not what is left of this one's.
+    const next = nextTurn(put.message);
+    expect(next).toEqual(message);
+    expect(isVectorIndexMessage(next)).toBe(true);
+    expect(hasWaitedLongEnough(next, now + VECTOR_INDEX_DEFERRAL.maxWaitMs)).toBe(false);
   });
 });

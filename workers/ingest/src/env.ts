@@ -1,3 +1,4 @@
+import { BULK_BUILD_QUIET_MS } from "@quarry/core";
 import { binding, databaseConfig, providerConfig } from "@quarry/worker-kit";
 import { z } from "zod";
 
@@ -23,6 +24,11 @@ export const ingestEnvSchema = z.object({
    * whose one session a build would hold for minutes).
    */
   VECTOR_GRAPH_BULK_MIN_ROWS: z.coerce.number().int().min(0).default(VECTOR_GRAPH_BULK_MIN_ROWS),
+  /**
+   * A bulk build that is due waits until the dataset has had no new rows for this long
+   * (core `BULK_BUILD_QUIET_MS`); 0 builds at once.
+   */
+  VECTOR_GRAPH_BULK_QUIET_MS: z.coerce.number().int().min(0).default(BULK_BUILD_QUIET_MS),
 });
 
 export type IngestConfig = z.output<typeof ingestEnvSchema>;

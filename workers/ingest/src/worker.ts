@@ -41,7 +41,11 @@ export function createIngestWorker(wrap: WrapHandlers = (handlers) => handlers) 
         source: r2SourceReader(config.FILES),
         send: queueSender(config),
         providers: providerEnv(config),
-        graphBuilds: { minRows: config.VECTOR_GRAPH_BULK_MIN_ROWS, session: graphBuild.session },
+        graphBuilds: {
+          minRows: config.VECTOR_GRAPH_BULK_MIN_ROWS,
+          quietMs: config.VECTOR_GRAPH_BULK_QUIET_MS,
+          session: graphBuild.session,
+        },
       };
       try {
         for (const message of batch.messages) {

@@ -1,4 +1,10 @@
-import { createDataset, createProject, type ProjectContext, upsertRows } from "@quarry/core";
+import {
+  createDataset,
+  createProject,
+  type ProjectContext,
+  upsertRows,
+  VECTOR_INDEX_DEFERRAL,
+} from "@quarry/core";
 import { sql } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type ConsumerHarness, startConsumerHarness } from "./support/consumer-harness.ts";
@@ -37,30 +43,53 @@ async function graphOf(datasetId: string) {
   return result.rows[0];
 }
 
+/** A dataset of 300 rows written just now, all waiting for the graph. */
+async function writtenDataset(name: string) {
+  const dataset = await createDataset(project, { name }, { embeddingModel: "local/hash" });
+  await upsertRows(project, dataset.id, {
+    document_id: "many",
+    rows: Array.from({ length: 300 }, (_, i) => ({ data: { text: `row ${i} of the harbor` } })),
+  });
+  return dataset.id;
+}
+
+function indexVectorsMessage(datasetId: string, extra: Record<string, unknown> = {}) {
+  return { v: 1, kind: "index-vectors", projectId: project.projectId, datasetId, ...extra };
+}
+
 describe("an index-vectors message for a large backlog", () => {
-  it("builds the dataset's graph in one pass, valid, holding every row", async () => {
-    const dataset = await createDataset(
-      project,
-      { name: "bulk" },
-      { embeddingModel: "local/hash" },
-    );
-    await upsertRows(project, dataset.id, {
-      document_id: "many",
-      rows: Array.from({ length: 300 }, (_, i) => ({ data: { text: `row ${i} of the harbor` } })),
-    });
-    const before = await graphOf(dataset.id);
+  it("waits for the dataset's writes to pause, then builds its graph in one pass", async () => {
+    const datasetId = await writtenDataset("bulk");
+    const before = await graphOf(datasetId);
     expect(before).toMatchObject({ graph_rows: 0, pending: 300, valid: true });
-    const { id, result } = await consumer.deliver("quarry-index", {
-      v: 1,
-      kind: "index-vectors",
-      projectId: project.projectId,
-      datasetId: dataset.id,
-    });
+
+    // Written just now: acknowledged (sent again later), the graph left as it was.
+    const during = await consumer.deliver("quarry-index", indexVectorsMessage(datasetId));
+    expect(during.result.retryMessages).toStrictEqual([]);
+    expect(during.result.explicitAcks).toStrictEqual([during.id]);
+    expect(await graphOf(datasetId)).toStrictEqual(before);
+
+    // A minute later, with no write since, the next delivery builds it.
+    await consumer.db.execute(
+      sql`UPDATE rows SET created_at = created_at - interval '1 minute' WHERE dataset_id = ${datasetId}`,
+    );
+    const { id, result } = await consumer.deliver("quarry-index", indexVectorsMessage(datasetId));
     expect(result.retryMessages).toStrictEqual([]);
     expect(result.explicitAcks).toStrictEqual([id]);
-    const after = await graphOf(dataset.id);
+    const after = await graphOf(datasetId);
     expect(after).toMatchObject({ graph_rows: 300, pending: 0, valid: true });
     // A graph grown row by row is the same index; a bulk build dropped it and built a new one.
     expect(after?.graph_oid).not.toBe(before?.graph_oid);
+  });
+
+  it("builds under a stream of writes once the message has waited its longest", async () => {
+    const datasetId = await writtenDataset("streamed");
+    const waitingSince = Date.now() - VECTOR_INDEX_DEFERRAL.maxWaitMs;
+    const { result } = await consumer.deliver(
+      "quarry-index",
+      indexVectorsMessage(datasetId, { waitingSince }),
+    );
+    expect(result.retryMessages).toStrictEqual([]);
+    expect(await graphOf(datasetId)).toMatchObject({ graph_rows: 300, pending: 0, valid: true });
   });
 });

@@ -12,7 +12,8 @@ import type { VectorIndexMessage } from "./ingest-message.ts";
  * dataset fed a steady stream of them would otherwise search a backlog growing for minutes,
  * every search ranking all of it exactly (`pnpm bench load`: every row of the dataset in the
  * backlog after 60 s). A long upload cannot starve the graph either: after `maxWaitMs` it
- * indexes anyway.
+ * indexes anyway. A bulk graph build waits out a burst of writes the same way (`putOff`, core
+ * `BULK_BUILD_QUIET_MS`), within the same `maxWaitMs`.
  */
 export const VECTOR_INDEX_DEFERRAL = {
   delaySeconds: 10,
@@ -28,14 +29,41 @@ export async function vectorIndexTurn(
   message: VectorIndexMessage,
   now: number = Date.now(),
 ): Promise<VectorIndexTurn> {
-  const waitingSince = message.waitingSince ?? now;
-  if (now - waitingSince >= VECTOR_INDEX_DEFERRAL.maxWaitMs) return { kind: "index" };
+  if (hasWaitedLongEnough(message, now)) return { kind: "index" };
   if (!(await datasetHasUploadUnderWay(db, message.datasetId))) return { kind: "index" };
+  return putOff(message, now);
+}
+
+/**
+ * Whether `message` has been put off for `maxWaitMs` already: it indexes now, whatever the
+ * dataset is doing (an upload under way, or writes a bulk build waits out).
+ */
+export function hasWaitedLongEnough(
+  message: VectorIndexMessage,
+  now: number = Date.now(),
+): boolean {
+  return now - (message.waitingSince ?? now) >= VECTOR_INDEX_DEFERRAL.maxWaitMs;
+}
+
+/** `message` sent again later, keeping the time it first waited from. */
+export function putOff(
+  message: VectorIndexMessage,
+  now: number = Date.now(),
+): Extract<VectorIndexTurn, { kind: "defer" }> {
   return {
     kind: "defer",
-    message: { ...message, waitingSince },
+    message: { ...message, waitingSince: message.waitingSince ?? now },
     delaySeconds: VECTOR_INDEX_DEFERRAL.delaySeconds,
   };
+}
+
+/**
+ * The message for the rest of a backlog once this one had its turn: its wait is over, so the
+ * next one starts its own (sent on with `waitingSince`, every later turn would index at once).
+ */
+export function nextTurn(message: VectorIndexMessage): VectorIndexMessage {
+  const { waitingSince: _over, ...next } = message;
+  return next;
 }
 
 async function datasetHasUploadUnderWay(db: Database, datasetId: string): Promise<boolean> {

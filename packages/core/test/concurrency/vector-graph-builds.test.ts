@@ -43,12 +43,29 @@ function buildSession(): GraphBuildSession {
   };
 }
 
-/** `indexVectors` as the ingest worker calls it, with a build session of its own. */
-function indexWith(datasetId: string, minRows: number, maxRows = 100) {
+/**
+ * `indexVectors` as the ingest worker calls it, with a build session of its own; a build due
+ * goes ahead however recently the dataset was written unless `quietMs` says otherwise.
+ */
+function indexWith(
+  datasetId: string,
+  minRows: number,
+  maxRows = 100,
+  { quietMs = 0, evenIfWritten = false } = {},
+) {
   return indexVectors(suite.fresh.db, datasetId, {
     maxRows,
-    builds: { minRows, session: buildSession() },
+    builds: { minRows, quietMs, session: buildSession() },
+    evenIfWritten,
   });
+}
+
+/** Dates the dataset's rows `seconds` back, as if written then. */
+async function writtenAgo(datasetId: string, seconds: number) {
+  await suite.fresh.sql(
+    `UPDATE rows SET created_at = created_at - $2 * interval '1 second' WHERE dataset_id = $1`,
+    [datasetId, seconds],
+  );
 }
 
 /** The next indexer (below the threshold) rebuilds the graph a cut build left: valid, exact. */
@@ -142,6 +159,58 @@ describe("a bulk graph build", () => {
     });
     const later = await indexWith(datasetId, 100);
     expect(later).toEqual({ indexed: 100, pending: 50, graph: "valid", bulk: false });
+  });
+
+  it("waits for a pause in the dataset's writes", async () => {
+    const datasetId = await backloggedDataset("burst", 1200);
+    const quiet = { quietMs: 60_000 };
+    // Written just now: the build waits, and nothing moves meanwhile (not row by row either).
+    const during = await indexWith(datasetId, 1000, 100, quiet);
+    expect(during).toEqual({
+      indexed: 0,
+      pending: 1200,
+      graph: "valid",
+      bulk: false,
+      waitingForQuiet: true,
+    });
+    expect(await graphRows(datasetId)).toBe(0);
+    // A newer row keeps it waiting: what counts is the newest row, not the first.
+    await writtenAgo(datasetId, 120);
+    await upsertRows(ctx, datasetId, {
+      document_id: "newest",
+      rows: [{ data: { text: text(9000) } }],
+    });
+    expect(await indexWith(datasetId, 1000, 100, quiet)).toMatchObject({ waitingForQuiet: true });
+    // Once the writes have paused, one build takes the whole backlog.
+    await writtenAgo(datasetId, 120);
+    expect(await indexWith(datasetId, 1000, 100, quiet)).toEqual({
+      indexed: 1201,
+      pending: 0,
+      graph: "valid",
+      bulk: true,
+    });
+    expect(await checkInvariants(suite.fresh, { datasetIds: [datasetId] })).toEqual([]);
+  });
+
+  it("goes ahead under writes when its caller has waited long enough, or the graph is missing", async () => {
+    const waited = await backloggedDataset("waited", 1200);
+    expect(
+      await indexWith(waited, 1000, 100, { quietMs: 60_000, evenIfWritten: true }),
+    ).toMatchObject({ indexed: 1200, pending: 0, graph: "valid", bulk: true });
+
+    // A graph a build dropped is rebuilt at once: until then searches rank the partition.
+    const dropped = await backloggedDataset("dropped", 1200);
+    const [names] = await suite.fresh.sql<{ graph: string }>(
+      "SELECT quarry_vector_index_name($1) AS graph",
+      [dropped],
+    );
+    await suite.fresh.sql(`DROP INDEX ${names!.graph}`);
+    expect(await indexWith(dropped, 1000, 100, { quietMs: 60_000 })).toMatchObject({
+      indexed: 1200,
+      graph: "valid",
+      bulk: true,
+    });
+    expect(await checkInvariants(suite.fresh, { datasetIds: [waited, dropped] })).toEqual([]);
   });
 
   it("is never taken without a session's go-ahead (minRows 0)", async () => {

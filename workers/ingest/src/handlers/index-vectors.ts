@@ -2,7 +2,10 @@ import {
   calibrateEfSearch,
   flushPendingIndexEntries,
   foldKeywordDeltas,
+  hasWaitedLongEnough,
   indexVectors,
+  nextTurn,
+  putOff,
   reclaimVectorBacklog,
   type VectorIndexMessage,
   vectorIndexTurn,
@@ -50,7 +53,19 @@ export const handleIndexVectors: MessageHandler<VectorIndexMessage> = async (
     const progress = await indexVectors(db, message.datasetId, {
       maxRows: VECTOR_INDEX_ROWS_PER_MESSAGE,
       builds: deps.graphBuilds,
+      evenIfWritten: hasWaitedLongEnough(message),
     });
+    if (progress.waitingForQuiet) {
+      // A bulk build is due, but the dataset is being written: rebuilt now, the graph would be
+      // due again before long (the rows are searchable meanwhile, from the backlog).
+      const later = putOff(message);
+      await deps.send(later.message, { delaySeconds: later.delaySeconds });
+      log("info", "vector graph build waits for the writes to pause", {
+        dataset: message.datasetId,
+        pending: progress.pending,
+      });
+      return ack;
+    }
     log("info", "vectors indexed", { dataset: message.datasetId, folded, ...progress });
     // The backlog's pages freed at once rather than at autovacuum's next look.
     if (progress.indexed > 0) {
@@ -70,7 +85,7 @@ export const handleIndexVectors: MessageHandler<VectorIndexMessage> = async (
     // (`pnpm bench load`: 400 for the whole minute, where 100 was measured once it stopped).
     if (progress.graph === "valid") await calibrate(message, deps);
     // None moved while some wait: another indexer holds them and carries on.
-    if (progress.pending > 0 && progress.indexed > 0) await deps.send(message);
+    if (progress.pending > 0 && progress.indexed > 0) await deps.send(nextTurn(message));
     return ack;
   } catch (error) {
     log("warn", "vector indexing failed; retrying", {
