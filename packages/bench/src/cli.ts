@@ -2,6 +2,7 @@ import { benches } from "./benches/index.ts";
 import { type Prepared, parseScale } from "./harness/bench.ts";
 import { BenchEngineError } from "./harness/engine.ts";
 import { createHttpClient, HttpError } from "./harness/http.ts";
+import { waitForIndexBuilds } from "./harness/quiet-database.ts";
 import { createReporter } from "./harness/report.ts";
 import { openTarget, type Target, TargetConfigError } from "./harness/target.ts";
 import { measureMachine, measurePostgres } from "./harness/yardstick.ts";
@@ -74,7 +75,12 @@ try {
   target = await openTarget(process.env, progress, prepared?.stack);
   if (interrupted) stopAndExit();
   else {
-    const postgres = target.databaseUrl ? await measurePostgres(target.databaseUrl) : null;
+    // An earlier run's graph build still running takes a core from this one: waited out first.
+    const earlierBuilds = target.databaseUrl
+      ? await waitForIndexBuilds(target.databaseUrl, progress)
+      : null;
+    const measured = target.databaseUrl ? await measurePostgres(target.databaseUrl) : null;
+    const postgres = measured && { ...measured, earlier_index_builds: earlierBuilds };
     const yardstick = { ...machine, postgres };
     progress(`yardstick: ${JSON.stringify(yardstick)}`);
     const http = createHttpClient(target.baseUrl);

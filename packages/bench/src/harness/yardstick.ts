@@ -1,6 +1,7 @@
 import { spawn } from "node:child_process";
 import { LocalHashEmbedder } from "@quarry/providers";
 import pg from "pg";
+import type { QuietDatabase } from "./quiet-database.ts";
 import { round, startTimer, summarize } from "./stats.ts";
 import { createTextCorpus } from "./text-corpus.ts";
 
@@ -29,6 +30,11 @@ export interface Yardstick {
      * afternoon the VM embedded as fast as on a day it ingested CSV 20 % faster)
      */
     tsvector_ms: number;
+    /**
+     * the wait, before anything was measured, for index builds an earlier run left running
+     * (`waitForIndexBuilds`); absent where nothing was waited for
+     */
+    earlier_index_builds?: QuietDatabase | null;
   } | null;
 }
 
