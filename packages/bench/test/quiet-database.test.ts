@@ -38,11 +38,10 @@ describe.skipIf(!SERVER)("waiting for an earlier run's index builds", () => {
     return client;
   }
 
-  it("returns at once on a quiet database, waits out a build, and says when one outlasts it", async () => {
+  // (Server-wide: another test file's build may be running too, so no "quiet at once" here.)
+  it("waits out a build, and says when one outlasts it", async () => {
     const lines: string[] = [];
     const progress = (line: string) => lines.push(line);
-    expect(await waitForIndexBuilds(url, progress, 5_000)).toEqual({ waited_s: 0, quiet: true });
-
     const holder = await connected();
     const builder = await connected();
     await builder.query("CREATE TABLE t (n int)");

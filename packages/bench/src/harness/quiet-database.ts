@@ -25,11 +25,12 @@ const AUTOVACUUM: BackgroundWork = {
         WHERE backend_type = 'autovacuum worker' AND datname = current_database()`,
 };
 
+/** Server-wide: a build in another database takes the same cores. */
 const INDEX_BUILDS: BackgroundWork = {
   name: "index builds",
-  sql: `SELECT count(*)::int AS busy, string_agg(p.relid::regclass::text, ', ') AS what
-        FROM pg_stat_progress_create_index p
-        WHERE p.datid = (SELECT oid FROM pg_database WHERE datname = current_database())`,
+  sql: `SELECT count(*)::int AS busy,
+               string_agg(d.datname || ': ' || p.phase, ', ') AS what
+        FROM pg_stat_progress_create_index p JOIN pg_database d ON d.oid = p.datid`,
 };
 
 /**
@@ -48,11 +49,12 @@ export function waitForQuietDatabase(
 }
 
 /**
- * Waits until no index is being built on the database of `url` (at most `timeoutMs`). A
- * benchmark that stops its stack does not stop a graph build its ingest worker started: the
- * `CREATE INDEX CONCURRENTLY` runs on in its backend until it ends (a 100k-row graph: a minute
- * or more of one core), and the next benchmark on the same database measured its writes with
- * one core fewer (4 clients' E11: 2,424 rows/s beside a leftover build, 2,870 without).
+ * Waits until no index is being built anywhere on the server of `url` (at most `timeoutMs`).
+ * Stopping a stack does not stop a graph build its ingest worker started: the `CREATE INDEX
+ * CONCURRENTLY` runs on in its backend until it ends (a 100k-row graph: minutes of one core on
+ * a 2-core VM). A benchmark's own scratch database is dropped `WITH (FORCE)`, which ends its
+ * builds, but a `pnpm dev` stopped on the same server leaves them running, and E11 from 4
+ * clients measured beside one wrote 2,424 rows/s against 2,870 without.
  */
 export function waitForIndexBuilds(
   url: string,

@@ -31,7 +31,7 @@ export interface Yardstick {
      */
     tsvector_ms: number;
     /**
-     * the wait, before anything was measured, for index builds an earlier run left running
+     * the wait, before anything was measured, for index builds left running on the server
      * (`waitForIndexBuilds`); absent where nothing was waited for
      */
     earlier_index_builds?: QuietDatabase | null;
