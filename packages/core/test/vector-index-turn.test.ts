@@ -92,6 +92,9 @@ describe("a message put off, and the one after its turn", () => {
     expect(hasWaitedLongEnough(put.message, now + VECTOR_INDEX_DEFERRAL.maxWaitMs - 1)).toBe(false);
     expect(hasWaitedLongEnough(put.message, now + VECTOR_INDEX_DEFERRAL.maxWaitMs)).toBe(true);
     expect(hasWaitedLongEnough(message, now)).toBe(false);
+    // A shorter longest wait (a bulk build's, for writes to pause) is over sooner.
+    expect(hasWaitedLongEnough(put.message, now + 119_999, 120_000)).toBe(false);
+    expect(hasWaitedLongEnough(put.message, now + 120_000, 120_000)).toBe(true);
     // The rest of the backlog goes on as a new message: put off later, it waits its own 10
     // minutes, not what is left of this one's.
     const next = nextTurn(put.message);

@@ -13,7 +13,7 @@ import type { VectorIndexMessage } from "./ingest-message.ts";
  * every search ranking all of it exactly (`pnpm bench load`: every row of the dataset in the
  * backlog after 60 s). A long upload cannot starve the graph either: after `maxWaitMs` it
  * indexes anyway. A bulk graph build waits out a burst of writes the same way (`putOff`, core
- * `BULK_BUILD_QUIET_MS`), within the same `maxWaitMs`.
+ * `BULK_BUILD_QUIET_MS`), for a shorter while (`BULK_BUILD_MAX_WAIT_MS`).
  */
 export const VECTOR_INDEX_DEFERRAL = {
   delaySeconds: 10,
@@ -35,14 +35,16 @@ export async function vectorIndexTurn(
 }
 
 /**
- * Whether `message` has been put off for `maxWaitMs` already: it indexes now, whatever the
- * dataset is doing (an upload under way, or writes a bulk build waits out).
+ * Whether `message` has been put off for `maxWaitMs` already (an upload's: 10 minutes; a bulk
+ * build's wait for writes to pause: core `BULK_BUILD_MAX_WAIT_MS`): it indexes now, whatever
+ * the dataset is doing.
  */
 export function hasWaitedLongEnough(
   message: VectorIndexMessage,
   now: number = Date.now(),
+  maxWaitMs: number = VECTOR_INDEX_DEFERRAL.maxWaitMs,
 ): boolean {
-  return now - (message.waitingSince ?? now) >= VECTOR_INDEX_DEFERRAL.maxWaitMs;
+  return now - (message.waitingSince ?? now) >= maxWaitMs;
 }
 
 /** `message` sent again later, keeping the time it first waited from. */

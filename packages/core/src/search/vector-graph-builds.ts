@@ -47,6 +47,15 @@ export interface VectorGraphBuilds {
  */
 export const BULK_BUILD_QUIET_MS = 5_000;
 
+/**
+ * How long a due build waits for the writes to pause at most. Meanwhile nothing moves, so under a
+ * steady stream of writes (rather than a burst) the backlog grows and every search ranks more of
+ * it exactly; two minutes bound that. A build is no better for searches (until its graph is
+ * valid, they rank the dataset's whole partition exactly: ~4.5 minutes at 100k rows on the 2-core
+ * VM), and a burst of 100k rows from 4 clients lasts ~30 s there.
+ */
+export const BULK_BUILD_MAX_WAIT_MS = 2 * 60_000;
+
 /** See `quarry_vector_graph_state` (migration `0018`). */
 export type VectorGraphState = "valid" | "building" | "invalid" | "missing";
 

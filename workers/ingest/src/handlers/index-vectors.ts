@@ -1,4 +1,5 @@
 import {
+  BULK_BUILD_MAX_WAIT_MS,
   calibrateEfSearch,
   flushPendingIndexEntries,
   foldKeywordDeltas,
@@ -53,7 +54,7 @@ export const handleIndexVectors: MessageHandler<VectorIndexMessage> = async (
     const progress = await indexVectors(db, message.datasetId, {
       maxRows: VECTOR_INDEX_ROWS_PER_MESSAGE,
       builds: deps.graphBuilds,
-      evenIfWritten: hasWaitedLongEnough(message),
+      evenIfWritten: hasWaitedLongEnough(message, Date.now(), BULK_BUILD_MAX_WAIT_MS),
     });
     if (progress.waitingForQuiet) {
       // A bulk build is due, but the dataset is being written: rebuilt now, the graph would be
