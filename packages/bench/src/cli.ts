@@ -76,11 +76,11 @@ try {
   if (interrupted) stopAndExit();
   else {
     // An earlier run's graph build still running takes a core from this one: waited out first.
-    const earlierBuilds = target.databaseUrl
-      ? await waitForIndexBuilds(target.databaseUrl, progress)
+    const url = target.databaseUrl;
+    const earlierBuilds = url ? await waitForIndexBuilds(url, progress) : null;
+    const postgres = url
+      ? { ...(await measurePostgres(url)), earlier_index_builds: earlierBuilds }
       : null;
-    const measured = target.databaseUrl ? await measurePostgres(target.databaseUrl) : null;
-    const postgres = measured && { ...measured, earlier_index_builds: earlierBuilds };
     const yardstick = { ...machine, postgres };
     progress(`yardstick: ${JSON.stringify(yardstick)}`);
     const http = createHttpClient(target.baseUrl);

@@ -1,4 +1,4 @@
-import { randomBytes } from "node:crypto";
+import { createScratchDatabase, type ScratchDatabase } from "@quarry/local-stack";
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { waitForIndexBuilds } from "../src/harness/quiet-database.ts";
@@ -12,28 +12,18 @@ const SERVER =
  * running (and listed in `pg_stat_progress_create_index`) for as long as the test wants.
  */
 describe.skipIf(!SERVER)("waiting for an earlier run's index builds", () => {
-  const name = `quarry_bench_builds_${randomBytes(4).toString("hex")}`;
-  let url: string;
+  let scratch: ScratchDatabase;
 
   beforeAll(async () => {
-    const admin = new pg.Client({ connectionString: SERVER });
-    await admin.connect();
-    await admin.query(`CREATE DATABASE ${name}`);
-    await admin.end();
-    const target = new URL(SERVER as string);
-    target.pathname = `/${name}`;
-    url = target.toString();
+    scratch = await createScratchDatabase(SERVER as string, "quarry_bench_builds_");
   });
 
   afterAll(async () => {
-    const admin = new pg.Client({ connectionString: SERVER });
-    await admin.connect();
-    await admin.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
-    await admin.end();
+    await scratch?.drop();
   });
 
   async function connected() {
-    const client = new pg.Client({ connectionString: url });
+    const client = new pg.Client({ connectionString: scratch.url });
     await client.connect();
     return client;
   }
@@ -50,14 +40,14 @@ describe.skipIf(!SERVER)("waiting for an earlier run's index builds", () => {
     const build = builder.query("CREATE INDEX CONCURRENTLY t_n ON t (n)");
     try {
       // Still held: the wait gives up at its deadline and says the build is running.
-      const outlasted = await waitForIndexBuilds(url, progress, 1_500);
+      const outlasted = await waitForIndexBuilds(scratch.url, progress, 1_500);
       expect(outlasted.quiet).toBe(false);
       expect(outlasted.waited_s).toBeGreaterThanOrEqual(1.5);
       expect(lines.at(-1)).toMatch(/index builds still running/);
 
       // Released a second into the next wait: the wait ends with the build.
       setTimeout(() => void holder.query("COMMIT"), 1_000);
-      const waited = await waitForIndexBuilds(url, progress, 30_000);
+      const waited = await waitForIndexBuilds(scratch.url, progress, 30_000);
       expect(waited.quiet).toBe(true);
       expect(waited.waited_s).toBeGreaterThanOrEqual(1);
       await build;

@@ -62,7 +62,9 @@ export async function measureMachine(): Promise<Omit<Yardstick, "postgres">> {
 }
 
 /** New connections and round trips to the Postgres at `databaseUrl`. */
-export async function measurePostgres(databaseUrl: string): Promise<Yardstick["postgres"]> {
+export async function measurePostgres(
+  databaseUrl: string,
+): Promise<NonNullable<Yardstick["postgres"]>> {
   const connects: number[] = [];
   for (let i = 0; i < 5; i++) {
     const elapsed = startTimer();

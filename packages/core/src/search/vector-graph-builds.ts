@@ -117,12 +117,13 @@ export async function indexVectors(
     // A graph a build left dropped or half built is built at once: until then every search
     // ranks the dataset's whole partition exactly.
     if (state.graph !== "valid") return buildInBulk(db, builds.session, datasetId, state);
-    if (await worthBuildingInBulk(db, datasetId, builds.minRows)) {
+    const due = await bulkBuildDue(db, datasetId, builds.minRows);
+    if (due.worthIt) {
       const quietMs = builds.quietMs ?? BULK_BUILD_QUIET_MS;
       if (!options.evenIfWritten && (await writtenWithin(db, datasetId, quietMs))) {
         return {
           indexed: 0,
-          pending: await pendingVectorRows(db, datasetId),
+          pending: due.pending,
           graph: "valid",
           bulk: false,
           waitingForQuiet: true,
@@ -143,20 +144,21 @@ export async function indexVectors(
  * graph: rebuilding graph and backlog (~0.5 ms a row) then costs less than growing the graph by
  * the backlog (~4 ms a row, 100k rows of 384 dimensions). Not for a smaller share: while the
  * graph is rebuilt every row of the partition is ranked exactly by each search (as the
- * backlog's are), so a large graph is not dropped for a few more rows.
+ * backlog's are), so a large graph is not dropped for a few more rows. Returns the backlog's
+ * size too, which a build that waits reports.
  */
-async function worthBuildingInBulk(
+async function bulkBuildDue(
   db: Database,
   datasetId: string,
   minRows: number,
-): Promise<boolean> {
+): Promise<{ worthIt: boolean; pending: number }> {
   const pending = await pendingVectorRows(db, datasetId);
-  if (pending < minRows) return false;
+  if (pending < minRows) return { worthIt: false, pending };
   const [graph] = await queryRows<{ rows: number | string }>(
     db,
     sql`SELECT count(*)::int AS rows FROM indexed_vectors WHERE dataset_id = ${datasetId}`,
   );
-  return pending >= BULK_BUILD_GROWTH * Number(graph?.rows ?? 0);
+  return { worthIt: pending >= BULK_BUILD_GROWTH * Number(graph?.rows ?? 0), pending };
 }
 
 /**
