@@ -21,6 +21,7 @@ afterEach(async () => {
 async function flakyServer(options: { dropAll?: boolean } = {}) {
   const served = new WeakMap<object, number>();
   let answered = 0;
+  const bodies: string[] = [];
   server = http.createServer((req, res) => {
     const seen = served.get(req.socket) ?? 0;
     served.set(req.socket, seen + 1);
@@ -29,8 +30,10 @@ async function flakyServer(options: { dropAll?: boolean } = {}) {
       return;
     }
     answered++;
-    req.resume();
+    const chunks: Buffer[] = [];
+    req.on("data", (chunk: Buffer) => chunks.push(chunk));
     req.on("end", () => {
+      bodies.push(Buffer.concat(chunks).toString("utf8"));
       const stream = req.url === "/stream";
       res.writeHead(200, { "content-type": stream ? "text/event-stream" : "application/json" });
       res.end(stream ? SSE : JSON.stringify({ ok: true }));
@@ -38,7 +41,7 @@ async function flakyServer(options: { dropAll?: boolean } = {}) {
   });
   await new Promise<void>((done) => server?.listen(0, "127.0.0.1", done));
   const port = (server.address() as AddressInfo).port;
-  return { url: `http://127.0.0.1:${port}`, answered: () => answered };
+  return { url: `http://127.0.0.1:${port}`, answered: () => answered, bodies: () => bodies };
 }
 
 describe("keep-alive clients on a socket the server closed", () => {
@@ -65,6 +68,28 @@ describe("keep-alive clients on a socket the server closed", () => {
       const again = await client.post<{ ok: boolean }>("/json", { n: 2 });
       expect(again.body).toEqual({ ok: true });
       expect(peer.answered()).toBe(2);
+    } finally {
+      client.close();
+    }
+  });
+
+  it("send an upload (a multipart form) again the same way, whole", async () => {
+    const peer = await flakyServer();
+    const client = createHttpClient(peer.url, { maxSockets: 1 });
+    const form = () => {
+      const f = new FormData();
+      f.append("document_id", "doc-1");
+      f.append("file", new Blob(["a,b\n1,2\n"], { type: "text/csv" }), "t.csv");
+      return f;
+    };
+    try {
+      await client.postForm("/upload", form());
+      const again = await client.postForm<{ ok: boolean }>("/upload", form());
+      expect(again.body).toEqual({ ok: true });
+      expect(peer.answered()).toBe(2);
+      const bodies = peer.bodies();
+      expect(bodies[1]).toContain('name="document_id"');
+      expect(bodies[1]).toContain("a,b\n1,2\n");
     } finally {
       client.close();
     }

@@ -10,6 +10,7 @@ import {
 } from "@quarry/local-stack";
 import { createQuarryApi } from "../harness/api.ts";
 import { type Bench, type BenchContext, scaled } from "../harness/bench.ts";
+import { describeError } from "../harness/error-chain.ts";
 import { createHttpClient, type HttpClient } from "../harness/http.ts";
 import { round, summarize } from "../harness/stats.ts";
 import { createTenant } from "../harness/target.ts";
@@ -239,17 +240,6 @@ async function waitUntilDone(
     }
     await new Promise((r) => setTimeout(r, pollMs));
   }
-}
-
-/** The error and its causes ("fetch failed" alone does not say whether the peer reset). */
-function describeError(error: unknown): string {
-  const parts: string[] = [];
-  let current: unknown = error;
-  while (current !== undefined && parts.length < 5) {
-    parts.push(current instanceof Error ? current.message : String(current));
-    current = current instanceof Error ? current.cause : undefined;
-  }
-  return parts.join(" ← ");
 }
 
 /** Searchable = its rows are listed by a filtered E6 query (what search reads). */

@@ -13,6 +13,8 @@ export interface RequestOptions {
   token?: string;
   /** sent as JSON, on any method (GET included) */
   body?: unknown;
+  /** sent as it is, with its content type, in place of `body` (a multipart form, say) */
+  encoded?: EncodedBody;
   query?: Record<string, string | number>;
 }
 
@@ -24,6 +26,11 @@ export interface Reply<T> {
   bytes: number;
   /** what the reply's Server-Timing says of the server's part of `ms` */
   serverTiming: ServerTimingFigures | undefined;
+}
+
+export interface EncodedBody {
+  bytes: Uint8Array;
+  contentType: string;
 }
 
 export class HttpError extends Error {
@@ -43,6 +50,8 @@ export interface HttpClient {
   request<T>(method: string, path: string, options?: RequestOptions): Promise<Reply<T>>;
   get<T>(path: string, options?: RequestOptions): Promise<Reply<T>>;
   post<T>(path: string, body: unknown, options?: RequestOptions): Promise<Reply<T>>;
+  /** POSTs `form` as `multipart/form-data` (an upload) */
+  postForm<T>(path: string, form: FormData, options?: RequestOptions): Promise<Reply<T>>;
   /** closes the pooled connections */
   close(): void;
 }
@@ -60,11 +69,16 @@ export function createHttpClient(
     for (const [key, value] of Object.entries(opts.query ?? {})) {
       url.searchParams.set(key, String(value));
     }
-    const payload = opts.body === undefined ? undefined : Buffer.from(JSON.stringify(opts.body));
+    const encoded =
+      opts.encoded ??
+      (opts.body === undefined
+        ? undefined
+        : { bytes: Buffer.from(JSON.stringify(opts.body)), contentType: "application/json" });
+    const payload = encoded ? Buffer.from(encoded.bytes) : undefined;
     const headers: Record<string, string | number> = { accept: "application/json" };
     if (opts.token) headers.authorization = `Bearer ${opts.token}`;
-    if (payload) {
-      headers["content-type"] = "application/json";
+    if (encoded && payload) {
+      headers["content-type"] = encoded.contentType;
       headers["content-length"] = payload.length;
     }
     const label = `${url.pathname}${url.search}`;
@@ -108,8 +122,18 @@ export function createHttpClient(
     request,
     get: (path, opts) => request("GET", path, opts),
     post: (path, body, opts) => request("POST", path, { ...opts, body }),
+    postForm: async (path, form, opts) =>
+      request("POST", path, { ...opts, encoded: await encodeForm(form) }),
     close: () => agent.destroy(),
   };
+}
+
+/** A form's `multipart/form-data` bytes and content type (with its boundary), as fetch sends them. */
+export async function encodeForm(form: FormData): Promise<EncodedBody> {
+  const encoded = new Request("http://form.invalid/", { method: "POST", body: form });
+  const contentType = encoded.headers.get("content-type");
+  if (!contentType) throw new Error("a form without a content type");
+  return { bytes: new Uint8Array(await encoded.arrayBuffer()), contentType };
 }
 
 /** A request that failed on a pooled socket the server had already closed. */

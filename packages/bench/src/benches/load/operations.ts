@@ -5,7 +5,7 @@ import {
   numberedCsv,
   paragraphFile,
 } from "../../../../../workers/api/test/support/faults-files.ts";
-import { type HttpClient, HttpError } from "../../harness/http.ts";
+import type { HttpClient } from "../../harness/http.ts";
 import { type Mix, operationsOf, pickByMix } from "../../harness/mix.ts";
 import type { TextCorpus } from "../../harness/text-corpus.ts";
 import { timeStream } from "../completions/stream-timing.ts";
@@ -170,20 +170,17 @@ export async function runOperation(
   }
 }
 
+/**
+ * E9 over the load's keep-alive client, like every other operation: it sends a request again
+ * when it died on a pooled socket the server had closed (`resendOnStaleSocket`), which `fetch`
+ * does not do for a POST.
+ */
 async function upload(t: LoadTarget, documentId: string, file: KnownFile): Promise<void> {
   const form = new FormData();
   form.append("document_id", documentId);
   for (const [k, v] of Object.entries(file.fields)) form.append(k, v);
   form.append("file", new Blob([file.data], { type: file.type }), file.filename);
-  const reply = await fetch(`${t.baseUrl}/api/datasets/${t.datasetId}/upload`, {
-    method: "POST",
-    headers: { authorization: `Bearer ${t.token}` },
-    body: form,
-  });
-  const text = await reply.text();
-  if (reply.status !== 200) {
-    throw new HttpError("POST", `/api/datasets/${t.datasetId}/upload`, reply.status, text);
-  }
+  await t.http.postForm(`/api/datasets/${t.datasetId}/upload`, form, { token: t.token });
 }
 
 /** Picks an operation by the mix, from a uniform `r` in [0, 1). */

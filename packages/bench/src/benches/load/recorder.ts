@@ -1,3 +1,4 @@
+import { describeError, errorCode } from "../../harness/error-chain.ts";
 import { HttpError } from "../../harness/http.ts";
 import { perSecond, type Summary, summarize } from "../../harness/stats.ts";
 
@@ -43,8 +44,7 @@ export class Recorder {
     this.errors.set(op, counts);
     counts.set(kind, (counts.get(kind) ?? 0) + 1);
     if (this.examples.length < 10) {
-      const message = error instanceof Error ? error.message : String(error);
-      this.examples.push(`${op}: ${kind}: ${message.slice(0, 300)}`);
+      this.examples.push(`${op}: ${kind}: ${describeError(error).slice(0, 300)}`);
     }
     return kind;
   }
@@ -85,8 +85,9 @@ export class Recorder {
 export function failureKind(error: unknown): string {
   if (error instanceof HttpError) return String(error.status);
   if (error instanceof Failure) return error.kind;
-  const code = (error as NodeJS.ErrnoException | undefined)?.code;
-  if (typeof code === "string") return `network:${code}`;
+  // Node's fetch says "fetch failed" and keeps the socket's error in its causes.
+  const code = errorCode(error);
+  if (code !== undefined) return `network:${code}`;
   return "other";
 }
 
