@@ -32,6 +32,7 @@ function usage(problem?: string): never {
       "                native without DATABASE_URL provisions and starts a cluster for the run",
       "  LOAD_CLIENTS  load: concurrent clients (default 16)",
       "  LOAD_SECONDS  load: duration in seconds (default 60 × BENCH_SCALE)",
+      "  LOAD_WINDOW_SECONDS  load: the timeline's window (default 10)",
       "  WRITERS          writers: concurrent writers (default 8)",
       "  WRITERS_SECONDS  writers: seconds per phase (default 60 × BENCH_SCALE)",
       "",

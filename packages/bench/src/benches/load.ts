@@ -22,6 +22,7 @@ import {
   UPSERT_ROWS,
 } from "./load/operations.ts";
 import { Recorder, withDeadline } from "./load/recorder.ts";
+import { LoadTimeline } from "./load/timeline.ts";
 
 /**
  * `pnpm bench load` (issue 7): LOAD_CLIENTS (16) concurrent clients for LOAD_SECONDS (60)
@@ -44,6 +45,10 @@ const SECONDS = 60;
 const SEED_ROWS = 2000;
 const SEED_BATCH = 100;
 const REQUEST_DEADLINE_MS = 60_000;
+/** `results.timeline`'s window (`LOAD_WINDOW_SECONDS`) */
+const WINDOW_SECONDS = 10;
+/** the operations whose latency the timeline follows window by window */
+const TIMELINE_SEARCHES = ["e2_semantic", "e2_hybrid"] as const;
 const MODEL = "openai/reply";
 
 const upstream = loopbackUpstream();
@@ -125,6 +130,25 @@ export const loadBench: Bench = {
     await cpu.start();
 
     progress(`load: ${clients} clients for ${seconds} s`);
+    const windowSeconds = positiveIntegerEnv("LOAD_WINDOW_SECONDS", WINDOW_SECONDS);
+    const timeline = new LoadTimeline(TIMELINE_SEARCHES, performance.now());
+    const readIndex = async () => {
+      const index = (await api.getDataset(dataset.id)).body.vector_index;
+      return { pending_rows: index?.pending_rows ?? null, graph: index?.graph ?? null };
+    };
+    // Closed on a timer of its own, not by the clients: a window in which every request
+    // stalls must still show up.
+    const windows = setInterval(() => {
+      const closedAt = performance.now();
+      readIndex()
+        .then((index) => timeline.close(closedAt, index))
+        .then((w) =>
+          progress(
+            `  at ${w.at_s} s: ${w.ok_per_s} ok/s, E2 semantic p50 ${w.p50_ms.e2_semantic ?? "-"} ms, hybrid ${w.p50_ms.e2_hybrid ?? "-"} ms; ${w.pending_rows ?? "?"} rows waiting for the graph (${w.graph})`,
+          ),
+        )
+        .catch((error: unknown) => progress(`  timeline: ${String(error)}`));
+    }, windowSeconds * 1000);
     const randoms = Array.from({ length: clients }, (_, c) => seededRandom(hashSeed("load", c)));
     const perClient = Array.from({ length: clients }, () => 0);
     let lastReport = 0;
@@ -137,9 +161,12 @@ export const loadBench: Bench = {
         const elapsed = startTimer();
         try {
           await withDeadline(runOperation(t, op, c, i), REQUEST_DEADLINE_MS, op);
-          recorder.ok(op, elapsed());
+          const ms = elapsed();
+          recorder.ok(op, ms);
+          timeline.record(op, ms);
         } catch (error) {
           recorder.fail(op, error);
+          timeline.record(op, undefined);
         }
       },
       onProgress: (completed) => {
@@ -149,6 +176,7 @@ export const loadBench: Bench = {
         progress(`${fmt(completed)} requests, ${totals.failed} failed`);
       },
     });
+    clearInterval(windows);
     const elapsedMs = load.elapsedMs;
     const cpuReport = await cpu.stop();
     const statementReport = await statements.stop();
@@ -214,6 +242,12 @@ export const loadBench: Bench = {
         errors: totals,
         integrity,
         vector_index_after_load: backlogAfterLoad,
+        timeline: {
+          window_s: windowSeconds,
+          follows: TIMELINE_SEARCHES,
+          note: "per window: successful requests/s, failures, p50 of each followed search, and the dataset's vector_index at the window's end (rows waiting for the graph are ranked exactly by every semantic search)",
+          windows: timeline.windows,
+        },
         cpu: cpuReport,
         database_statements: statementReport,
         memory: {
