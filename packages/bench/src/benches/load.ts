@@ -139,9 +139,8 @@ export const loadBench: Bench = {
     // Closed on a timer of its own, not by the clients: a window in which every request
     // stalls must still show up.
     const windows = setInterval(() => {
-      const closedAt = performance.now();
-      readIndex()
-        .then((index) => timeline.close(closedAt, index))
+      timeline
+        .close(performance.now(), readIndex)
         .then((w) =>
           progress(
             `  at ${w.at_s} s: ${w.ok_per_s} ok/s, E2 semantic p50 ${w.p50_ms.e2_semantic ?? "-"} ms, hybrid ${w.p50_ms.e2_hybrid ?? "-"} ms; ${w.pending_rows ?? "?"} rows waiting for the graph (${w.graph})`,

@@ -22,7 +22,7 @@ export interface TimelineWindow {
  * The load cut into fixed windows, so that a run long enough for the vector index to fall
  * behind shows it happening: the rows waiting for the graph (every semantic search ranks them
  * exactly) and the searches' latency, window by window, rather than one figure for the run.
- * `record` takes every request's outcome; `close` ends a window with the index's reading.
+ * `record` takes every request's outcome; `close` ends a window and reads the index.
  */
 export class LoadTimeline {
   readonly windows: TimelineWindow[] = [];
@@ -50,8 +50,12 @@ export class LoadTimeline {
     list.push(ms);
   }
 
-  /** Ends the current window at `nowMs` with what the index said then, and starts the next. */
-  close(nowMs: number, index: IndexReading): TimelineWindow {
+  /**
+   * Ends the current window at `nowMs` and starts the next: the window's requests are counted
+   * now, the index as `read` finds it once it answers (null if it fails), so that requests
+   * finished while the index is read count in the next window.
+   */
+  async close(nowMs: number, read: () => Promise<IndexReading>): Promise<TimelineWindow> {
     const seconds = Math.max(nowMs - this.#windowStartMs, 1) / 1000;
     const p50 = Object.fromEntries(
       this.tracked.map((op) => {
@@ -64,14 +68,17 @@ export class LoadTimeline {
       ok_per_s: round(this.#ok / seconds, 1),
       failed: this.#failed,
       p50_ms: p50,
-      pending_rows: index.pending_rows,
-      graph: index.graph,
+      pending_rows: null,
+      graph: null,
     };
     this.windows.push(window);
     this.#ok = 0;
     this.#failed = 0;
     this.#samples = new Map();
     this.#windowStartMs = nowMs;
+    const index = await read();
+    window.pending_rows = index.pending_rows;
+    window.graph = index.graph;
     return window;
   }
 }
