@@ -74,12 +74,11 @@ export function createHttpClient(
       (opts.body === undefined
         ? undefined
         : { bytes: Buffer.from(JSON.stringify(opts.body)), contentType: "application/json" });
-    const payload = encoded ? Buffer.from(encoded.bytes) : undefined;
     const headers: Record<string, string | number> = { accept: "application/json" };
     if (opts.token) headers.authorization = `Bearer ${opts.token}`;
-    if (encoded && payload) {
+    if (encoded) {
       headers["content-type"] = encoded.contentType;
-      headers["content-length"] = payload.length;
+      headers["content-length"] = encoded.bytes.byteLength;
     }
     const label = `${url.pathname}${url.search}`;
 
@@ -112,7 +111,7 @@ export function createHttpClient(
           });
         });
         req.on("error", (error: NodeJS.ErrnoException) => reject(staleSocketAware(req, error)));
-        req.end(payload);
+        req.end(encoded?.bytes);
       });
     return resendOnStaleSocket(attempt);
   }
