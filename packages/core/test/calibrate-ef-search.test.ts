@@ -146,6 +146,7 @@ describe("ef_search calibration", () => {
     expect((await getDataset(ctx, id)).vector_index).toEqual({
       pending_rows: 0,
       graph: "valid",
+      rebuilding: false,
       ef_search: EF_SEARCH_DEFAULTS.local,
       recall_at_10: null,
       measured_rows: null,
@@ -180,6 +181,7 @@ describe("ef_search calibration", () => {
     expect((await getDataset(ctx, id)).vector_index).toEqual({
       pending_rows: 0,
       graph: "valid",
+      rebuilding: false,
       ef_search: first.efSearch,
       recall_at_10: first.recall,
       measured_rows: 2000,

@@ -63,6 +63,7 @@ describe("datasets", () => {
       vector_index: {
         pending_rows: 0,
         graph: "valid",
+        rebuilding: false,
         ef_search: EF_SEARCH_DEFAULTS.local,
         recall_at_10: null,
         measured_rows: null,
@@ -99,7 +100,7 @@ describe("datasets", () => {
       // The index itself, as Postgres built it: the view must not say what the graph is not.
       const result = (await database.db.execute(sql`
       SELECT c.reloptions FROM pg_class c
-      WHERE c.relname = quarry_vector_index_name(${dataset.id})`)) as unknown as {
+      WHERE c.oid = quarry_serving_vector_graph(${dataset.id})`)) as unknown as {
         rows: { reloptions: string[] | string }[];
       };
       const options = String(result.rows[0]?.reloptions);

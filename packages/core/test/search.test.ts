@@ -175,7 +175,13 @@ describe("E2 semantic search", () => {
     try {
       const [vector] = await new LocalHashEmbedder(384).embed(["comet"]);
       const statement = new SemanticSearch(
-        { id: datasetId, dimensions: 384, embeddingModel: "local/hash", efSearch: null },
+        {
+          id: datasetId,
+          dimensions: 384,
+          embeddingModel: "local/hash",
+          efSearch: null,
+          graphGeneration: 0,
+        },
         vector!,
         undefined,
       );
@@ -201,7 +207,13 @@ describe("E2 semantic search", () => {
     await indexVectorBacklog(database.db, datasetId, 1000);
     const [vector] = await new LocalHashEmbedder(384).embed(["comet"]);
     const query = semanticRankingQuery(
-      { id: datasetId, dimensions: 384, embeddingModel: "local/hash", efSearch: null },
+      {
+        id: datasetId,
+        dimensions: 384,
+        embeddingModel: "local/hash",
+        efSearch: null,
+        graphGeneration: 0,
+      },
       vector!,
       3,
     );
@@ -378,7 +390,13 @@ describe("the keyword index", () => {
     });
     const [vector] = await new LocalHashEmbedder(384).embed(["zeppelin harbour"]);
     const semantic = new SemanticSearch(
-      { id: datasetId, dimensions: 384, embeddingModel: "local/hash", efSearch: null },
+      {
+        id: datasetId,
+        dimensions: 384,
+        embeddingModel: "local/hash",
+        efSearch: null,
+        graphGeneration: 0,
+      },
       vector!,
       undefined,
     );
@@ -573,7 +591,7 @@ describe("keyword statistics", () => {
     // Its partition of the graph vectors is gone with its graph.
     const relations = await rowsOf<{ n: number }>(sql`
       SELECT count(*)::int AS n FROM pg_class
-      WHERE relname IN (quarry_vector_partition_name(${datasetId}), quarry_vector_index_name(${datasetId}))`);
+      WHERE relname IN (quarry_vector_partition_name(${datasetId}), quarry_vector_graph_name(${datasetId}, 0))`);
     expect(relations[0]!.n).toBe(0);
   });
 });

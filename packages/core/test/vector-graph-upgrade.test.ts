@@ -40,6 +40,11 @@ describe("migration 0017 on a database with graph vectors", () => {
       // Today's code also writes columns of 0019's and 0020's; they go again before the upgrade.
       await old.sql("ALTER TABLE datasets ADD COLUMN ef_search_queries text");
       await old.sql("ALTER TABLE datasets ADD COLUMN ef_search_query_count integer");
+      // And of 0027's (graph generations): every vector in the one graph, generation 0.
+      await old.sql("ALTER TABLE datasets ADD COLUMN graph_generation integer NOT NULL DEFAULT 0");
+      await old.sql(
+        "ALTER TABLE indexed_vectors ADD COLUMN graph_generation integer NOT NULL DEFAULT 0",
+      );
       const { ctx } = await createTenant(old.db, "upgrade");
       const model = { embeddingModel: "local/hash" };
       const indexed = await createDataset(ctx, { name: "indexed" }, model);
@@ -68,6 +73,7 @@ describe("migration 0017 on a database with graph vectors", () => {
 
       await old.sql("ALTER TABLE datasets DROP COLUMN ef_search_queries");
       await old.sql("ALTER TABLE datasets DROP COLUMN ef_search_query_count");
+      await old.sql("ALTER TABLE datasets DROP COLUMN graph_generation");
       await old.migrateRest();
 
       const graphs = await old.sql<Graph>(

@@ -39,6 +39,7 @@ describe("datasets API", () => {
       vector_index: {
         pending_rows: 0,
         graph: "valid",
+        rebuilding: false,
         ef_search: 400,
         recall_at_10: null,
         measured_rows: null,

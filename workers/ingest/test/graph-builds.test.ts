@@ -31,8 +31,8 @@ async function graphOf(datasetId: string) {
     SELECT (SELECT count(*)::int FROM indexed_vectors WHERE dataset_id = ${datasetId}) AS graph_rows,
            (SELECT count(*)::int FROM vector_backlog WHERE dataset_id = ${datasetId}) AS pending,
            (SELECT indisvalid FROM pg_index
-            WHERE indexrelid = to_regclass(quote_ident(quarry_vector_index_name(${datasetId})))) AS valid,
-           to_regclass(quote_ident(quarry_vector_index_name(${datasetId})))::oid::int AS graph_oid`)) as unknown as {
+            WHERE indexrelid = quarry_serving_vector_graph(${datasetId})) AS valid,
+           quarry_serving_vector_graph(${datasetId})::oid::int AS graph_oid`)) as unknown as {
     rows: {
       graph_rows: number;
       pending: number;

@@ -180,9 +180,14 @@ async function explainE2(
 ) {
   const planning: number[] = [];
   const execution: number[] = [];
+  const served = await db.query<{ generation: number }>(
+    "SELECT graph_generation AS generation FROM datasets WHERE id = $1",
+    [dataset.id],
+  );
+  const graphGeneration = Number(served.rows[0]?.generation ?? 0);
   for (let i = 0; i < EXPLAINS; i++) {
     const query = semanticRankingQuery(
-      { id: dataset.id, dimensions: DIMENSIONS, embeddingModel: MODEL, efSearch: dataset.efSearch },
+      { ...dataset, dimensions: DIMENSIONS, embeddingModel: MODEL, graphGeneration },
       vectorOf(i),
       TOP_K,
     );

@@ -201,32 +201,25 @@ export const searchBench: Bench = {
       const recall = db
         ? await measureRecall(http, path("search"), token, db, dataset.id, vectorOf, progress)
         : undefined;
-      const raw = target.databaseUrl
-        ? await measureRawSql(
-            target.databaseUrl,
-            dataset.id,
-            vectorIndex.ef_search,
-            embeddingOf,
-            progress,
-          )
-        : undefined;
+      const served = db ? await servedGraph(db, dataset.id, vectorIndex.ef_search) : undefined;
+      const raw =
+        target.databaseUrl && served
+          ? await measureRawSql(target.databaseUrl, served, embeddingOf, progress)
+          : undefined;
       const e3Raw = db ? await measureRawDocumentSearch(db, dataset.id, progress) : undefined;
       // HTTP against raw, query by query: measured minutes apart (above), the two p50s also
       // differ by whatever the machine was doing meanwhile (autovacuum after the load, the
       // graph's pages warming), by up to ~8 ms on a 2-core VM.
-      const paired = db
-        ? await measurePaired(semanticReply, (i) =>
-            timeRawSemantic(db, dataset.id, vectorIndex.ef_search, embeddingOf(i)),
-          )
-        : undefined;
+      const paired =
+        db && served
+          ? await measurePaired(semanticReply, (i) => timeRawSemantic(db, served, embeddingOf(i)))
+          : undefined;
       if (paired) {
         progress(
           `E2 paired with its raw statement: HTTP p50 ${paired.http.p50} ms, raw p50 ${paired.raw.p50} ms`,
         );
       }
-      const plans = db
-        ? await explainSearch(db, dataset.id, vectorIndex.ef_search, embeddingOf(1))
-        : undefined;
+      const plans = db && served ? await explainSearch(db, served, embeddingOf(1)) : undefined;
 
       const concurrentSemantic = concurrent.e2_semantic as Summary & { qps: number };
       const sequentialSemantic = sequential.e2_semantic as Summary;
@@ -408,12 +401,28 @@ async function loadRows(
  * `SemanticSearch.rankSql` E2 runs), for the raw baseline, with the same HNSW list size: the
  * dataset's `ef_search` as GET dataset shows it, never below top_k.
  */
-function semanticQuery(vector: number[], datasetId: string, efSearch: number): QueryText {
+function semanticQuery(vector: number[], graph: ServedGraph): QueryText {
   return semanticRankingQuery(
-    { id: datasetId, dimensions: DIMENSIONS, embeddingModel: MODEL, efSearch },
+    { ...graph, dimensions: DIMENSIONS, embeddingModel: MODEL },
     vector,
     TOP_K,
   );
+}
+
+/** What E2's statement depends on beside the query: the dataset, its list size and graph. */
+interface ServedGraph {
+  id: string;
+  efSearch: number;
+  /** the generation whose graph serves (`datasets.graph_generation`), read from the database */
+  graphGeneration: number;
+}
+
+async function servedGraph(db: pg.Client, id: string, efSearch: number): Promise<ServedGraph> {
+  const found = await db.query<{ generation: number }>(
+    "SELECT graph_generation AS generation FROM datasets WHERE id = $1",
+    [id],
+  );
+  return { id, efSearch, graphGeneration: Number(found.rows[0]?.generation ?? 0) };
 }
 
 /** Exact top-10 by cosine distance: the materialized CTE keeps the vector index out. */
@@ -467,8 +476,7 @@ async function measureRecall(
 /** E2 semantic's query over `pg` (a client per connection, as the workers do), 1 and 8 clients. */
 async function measureRawSql(
   databaseUrl: string,
-  datasetId: string,
-  efSearch: number,
+  graph: ServedGraph,
   embeddingOf: (i: number) => number[],
   progress: (line: string) => void,
 ) {
@@ -480,8 +488,7 @@ async function measureRawSql(
     }),
   );
   try {
-    const run = (client: pg.Client, i: number) =>
-      timeRawSemantic(client, datasetId, efSearch, embeddingOf(i));
+    const run = (client: pg.Client, i: number) => timeRawSemantic(client, graph, embeddingOf(i));
     const first = clients[0] as pg.Client;
     const sequential = await measureSequential(
       (i) => run(first, i),
@@ -519,8 +526,9 @@ async function measureRawSql(
  * Plans of the queries as the service sends them: E2's must use the HNSW index, E3's shows
  * whether the postings were read from the index alone.
  */
-async function explainSearch(db: pg.Client, datasetId: string, efSearch: number, vector: number[]) {
-  const semantic = semanticQuery(vector, datasetId, efSearch);
+async function explainSearch(db: pg.Client, graph: ServedGraph, vector: number[]) {
+  const datasetId = graph.id;
+  const semantic = semanticQuery(vector, graph);
   const documents = documentSearchQuery(datasetId, queryText(1), TOP_K);
   const plans: Record<string, PlanSummary> = {
     e2_semantic: await explainAnalyze(db, semantic.text, semantic.params),
@@ -583,11 +591,10 @@ interface HttpBreakdown {
 /** One E2 semantic statement over `pg`, as the service sends it: its milliseconds. */
 async function timeRawSemantic(
   client: pg.Client,
-  datasetId: string,
-  efSearch: number,
+  graph: ServedGraph,
   vector: number[],
 ): Promise<number> {
-  const query = semanticQuery(vector, datasetId, efSearch);
+  const query = semanticQuery(vector, graph);
   const elapsed = startTimer();
   const found = await client.query(query.text, query.params);
   if (found.rows.length !== TOP_K) throw new Error(`raw SQL returned ${found.rows.length} rows`);

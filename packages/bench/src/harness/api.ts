@@ -18,6 +18,7 @@ export interface Dataset {
     pending_rows: number;
     /** `valid` once the graph serves searches; `building` while it is rebuilt in one pass */
     graph: "valid" | "building" | "invalid" | "missing";
+    rebuilding: boolean;
     ef_search: number;
     recall_at_10: number | null;
     measured_rows: number | null;

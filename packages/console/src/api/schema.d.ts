@@ -544,13 +544,15 @@ export interface components {
         DatasetDetail: components["schemas"]["Dataset"] & {
             /** @description State of the dataset's vector index */
             vector_index: {
-                /** @description Rows stored but not yet in the dataset's HNSW graph. They are searchable already (ranked exactly); the ingest worker indexes them shortly after each write. */
+                /** @description Rows stored but not yet in the dataset's HNSW graph serving searches: waiting in the backlog, or moved in for the next graph while it is built. They are searchable already (ranked exactly); the ingest worker indexes them shortly after each write. */
                 pending_rows: number;
                 /**
-                 * @description The dataset's HNSW graph: `valid` serves searches; `building` while a large backlog gets the graph rebuilt in one pass, and `invalid` or `missing` when such a build was cut short (the ingest worker builds it again). Until it is `valid`, searches rank the dataset's rows exactly: correct, only slower.
+                 * @description The dataset's HNSW graph that serves searches: `valid` (also while a new graph is built beside it, see rebuilding); `building`, `invalid` or `missing` only for a dataset whose graph predates rebuilds beside the serving one, while its first rebuild runs or after it was cut short (the ingest worker builds it again). Until it is `valid`, searches rank the dataset's rows exactly: correct, only slower.
                  * @enum {string}
                  */
                 graph: "valid" | "building" | "invalid" | "missing";
+                /** @description Whether a new graph is being built over the dataset's vectors (after a large backlog), or a build cut short waits to be finished. The current graph serves searches meanwhile, and the rows moved in for the new one (counted in pending_rows) are ranked exactly. */
+                rebuilding: boolean;
                 /** @description HNSW candidate list size (pgvector's hnsw.ef_search) the dataset's searches use (at least top_k): measured on the dataset's own graph as the smallest size at which recall@10 for its queries (see measured_on) is at least 0.95 with 95 % confidence (the recall measured, less 1.645 standard errors of it over the queries, reaches 0.95), or the embedding model family's default until then (graphs under 1,000 vectors are not measured). Measured again each time the graph doubles, once the dataset has been searched enough to be measured on its own searches, and each time it has kept twice as many searches as the last measurement ranked (up to 128). */
                 ef_search: number;
                 /** @description Recall@10 measured at ef_search against exact search, for the queries measured_on names; null until measured. */

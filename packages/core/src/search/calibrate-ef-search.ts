@@ -6,7 +6,7 @@ import type { ProjectContext } from "../shared/context.ts";
 import { queryRows } from "./query-rows.ts";
 import { loadQuerySamples, QUERY_SAMPLES, samplesCallForCalibration } from "./query-samples.ts";
 import { vectorExpression } from "./search-indexes.ts";
-import { SemanticSearch } from "./semantic-ranking.ts";
+import { SemanticSearch, servedVectors } from "./semantic-ranking.ts";
 import { MAX_EF_SEARCH } from "./vector-search-tuning.ts";
 
 /** How `calibrateEfSearch` measures; see there. */
@@ -78,6 +78,7 @@ type Tuned = Pick<
   | "efSearchQueries"
   | "efSearchQueryCount"
   | "columns"
+  | "graphGeneration"
 >;
 
 /**
@@ -135,6 +136,7 @@ export async function calibrateEfSearch(
     sql`SELECT d.id, d.dimensions, d.embedding_model AS "embeddingModel", d.columns,
                d.ef_search_rows AS "efSearchRows", d.ef_search_queries AS "efSearchQueries",
                d.ef_search_query_count AS "efSearchQueryCount",
+               d.graph_generation AS "graphGeneration",
                (SELECT count(*) FROM search_query_samples s WHERE s.dataset_id = d.id) AS samples,
                (SELECT k.row_count + coalesce((SELECT sum(x.row_count) FROM keyword_dataset_deltas x
                                                WHERE x.dataset_id = k.dataset_id), 0)
@@ -150,6 +152,7 @@ export async function calibrateEfSearch(
     efSearchQueries: state.efSearchQueries,
     efSearchQueryCount: state.efSearchQueryCount === null ? null : Number(state.efSearchQueryCount),
     columns: state.columns,
+    graphGeneration: Number(state.graphGeneration),
   };
   const due = dueAt(dataset.efSearchRows);
   const rows = Number(state.rows ?? 0);
@@ -271,8 +274,9 @@ export function recallBound(
 
 /**
  * The graph's size and the embedded text of `n` of its rows at random. The `dataset_id`
- * predicate prunes `indexed_vectors` to the dataset's partition; only the picked rows are
- * read from `rows`.
+ * predicate prunes `indexed_vectors` to the dataset's partition, and the generation keeps to the
+ * serving graph's vectors (a bulk build's newer ones are not in it yet); only the picked rows
+ * are read from `rows`.
  */
 async function sampleGraph(
   db: Database,
@@ -281,12 +285,13 @@ async function sampleGraph(
 ): Promise<{ rows: number; texts: string[] }> {
   const column = dataset.columns.find((c) => c.embed)?.name ?? null;
   const text = column ? sql`r.data ->> ${column}` : sql`r.data::text`;
+  const served = servedVectors(dataset);
   const found = await queryRows<{ rows: number | string; text: string | null }>(
     db,
     sql`WITH picked AS (
-        SELECT v.row_id AS id FROM indexed_vectors v WHERE v.dataset_id = ${dataset.id}
+        SELECT v.row_id AS id FROM indexed_vectors v WHERE ${served}
         ORDER BY random() LIMIT ${n}::int)
-    SELECT (SELECT count(*) FROM indexed_vectors v WHERE v.dataset_id = ${dataset.id}) AS rows,
+    SELECT (SELECT count(*) FROM indexed_vectors v WHERE ${served}) AS rows,
            ${text} AS text
     FROM (SELECT 1) AS one
     LEFT JOIN (picked p JOIN rows r ON r.id = p.id) ON true`,
@@ -310,7 +315,7 @@ function exactSql(dataset: Tuned, query: number[], k: number): SQL {
   return sql`WITH ${s.queryVectorCte()},
     scored AS MATERIALIZED (
       SELECT v.row_id AS id, (${graph} <=> ${s.queryVector}) AS distance
-      FROM indexed_vectors v WHERE v.dataset_id = ${dataset.id})
+      FROM indexed_vectors v WHERE ${s.servedVectors()})
     SELECT id, distance FROM scored ORDER BY distance, id LIMIT ${k}::int`;
 }
 

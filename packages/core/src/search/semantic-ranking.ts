@@ -5,7 +5,10 @@ import { type QueryText, queryText } from "./query-text.ts";
 import { vectorExpression, vectorType } from "./search-indexes.ts";
 import { datasetEfSearch, MAX_EF_SEARCH, VECTOR_SEARCH_TUNING } from "./vector-search-tuning.ts";
 
-type SearchedDataset = Pick<DatasetRecord, "id" | "dimensions" | "embeddingModel" | "efSearch">;
+type SearchedDataset = Pick<
+  DatasetRecord,
+  "id" | "dimensions" | "embeddingModel" | "efSearch" | "graphGeneration"
+>;
 
 /**
  * Vector search over the dataset's HNSW index, and the settings it runs with. A statement
@@ -70,6 +73,11 @@ export class SemanticSearch {
   candidatesSql(limit: number): SQL {
     // `indexed_vectors` and `vector_backlog` are kept by triggers on `rows`: packages/db/README.md
     const graph = vectorExpression(this.dataset.dimensions, "v.embedding");
+    // A bulk build's vectors, which no serving graph takes yet: ranked exactly, like the
+    // backlog's. Found through the generation's btree: nearly always none.
+    const newer = sql`SELECT v.row_id AS id, (${graph} <=> ${this.queryVector}) AS distance
+      FROM indexed_vectors v`;
+    const ofNewer = sql`v.dataset_id = ${this.dataset.id} AND v.graph_generation > ${this.generation}`;
     // The backlog is ranked on its own copies of the embeddings (equal to the rows', kept so
     // by the same triggers): no TOAST fetch from `rows` per waiting row.
     const waiting = vectorExpression(this.dataset.dimensions, "b.embedding");
@@ -78,6 +86,8 @@ export class SemanticSearch {
     const ofDataset = sql`b.dataset_id = ${this.dataset.id}`;
     if (!this.filter) {
       return sql`(${this.graphSql(sql`LIMIT ${limit}::int`)})
+      UNION ALL
+      (${newer} WHERE ${ofNewer} ORDER BY 2, 1 LIMIT ${limit}::int)
       UNION ALL
       (${backlogRanked} WHERE ${ofDataset} ORDER BY 2, 1 LIMIT ${limit}::int)`;
     }
@@ -94,8 +104,12 @@ export class SemanticSearch {
       UNION ALL
       (SELECT v.row_id AS id, (${graph} <=> ${this.queryVector}) AS distance
        FROM indexed_vectors v JOIN rows r ON r.id = v.row_id
-       WHERE v.dataset_id = ${this.dataset.id} AND ${this.filter} AND NOT (SELECT yes FROM few)
+       WHERE ${this.servedVectors()} AND ${this.filter} AND NOT (SELECT yes FROM few)
        ORDER BY ${graph} <=> ${this.queryVector} LIMIT ${limit}::int)
+      UNION ALL
+      (${newer} JOIN rows r ON r.id = v.row_id
+       WHERE ${ofNewer} AND ${this.filter} AND NOT (SELECT yes FROM few)
+       ORDER BY 2, 1 LIMIT ${limit}::int)
       UNION ALL
       (${backlogRanked} JOIN rows r ON r.id = b.row_id
        WHERE ${ofDataset} AND ${this.filter} AND NOT (SELECT yes FROM few)
@@ -111,8 +125,17 @@ export class SemanticSearch {
   graphSql(limit: SQL): SQL {
     const graph = vectorExpression(this.dataset.dimensions, "v.embedding");
     return sql`SELECT v.row_id AS id, (${graph} <=> ${this.queryVector}) AS distance
-      FROM indexed_vectors v WHERE v.dataset_id = ${this.dataset.id}
+      FROM indexed_vectors v WHERE ${this.servedVectors()}
       ORDER BY ${graph} <=> ${this.queryVector} ${limit}`;
+  }
+
+  /** See `servedVectors`. */
+  servedVectors(): SQL {
+    return servedVectors(this.dataset);
+  }
+
+  get generation(): SQL {
+    return generationLiteral(this.dataset);
   }
 
   /** Pure semantic ranking (alpha = 1) of the `topK` nearest rows. */
@@ -156,6 +179,25 @@ export class SemanticSearch {
     );
     return sql`LIMIT (SELECT ${count}::int FROM (SELECT ${calls}) AS quarry_search_settings)`;
   }
+}
+
+/**
+ * The predicate of the vectors a dataset's serving graph holds (alias `v`): its partition's,
+ * of the serving generation or older (`datasets.graph_generation`). It repeats the graph's own
+ * predicate (a partial index, `quarry_vector_graph_index_sql`), with the generation as a literal
+ * so that the planner matches it whatever the driver's plan caching.
+ */
+export function servedVectors(dataset: Pick<DatasetRecord, "id" | "graphGeneration">): SQL {
+  return sql`v.dataset_id = ${dataset.id} AND v.graph_generation <= ${generationLiteral(dataset)}`;
+}
+
+/** The serving generation as a literal: an integer the database gave, checked as one. */
+function generationLiteral(dataset: Pick<DatasetRecord, "graphGeneration">): SQL {
+  const generation = dataset.graphGeneration;
+  if (!Number.isSafeInteger(generation) || generation < 0) {
+    throw new Error(`invalid graph generation ${generation}`);
+  }
+  return sql.raw(String(generation));
 }
 
 /**

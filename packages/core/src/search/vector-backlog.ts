@@ -66,14 +66,23 @@ export async function reclaimVectorBacklog(session: GraphBuildSession): Promise<
 /**
  * One statement of `indexVectorBacklog`: takes up to `take` of the dataset's oldest backlog rows
  * that nobody else holds off the backlog and copies their rows' current embeddings into the
- * dataset's partition of `indexed_vectors` (and so into its graph, when it has one). `picked`
- * is how many it locked, `taken` how many it took off the backlog.
+ * dataset's partition of `indexed_vectors` as vectors of `generation`: by default the one the
+ * dataset serves, so they join its graph; a bulk build's next one, which no serving graph takes
+ * (`datasets.graph_generation`). `picked` is how many it locked, `taken` how many it took off
+ * the backlog.
  */
 export async function moveBacklogRows(
   db: Database,
   datasetId: string,
   take: number,
+  generation?: number,
 ): Promise<{ picked: number; taken: number }> {
+  // Read in the statement's snapshot. A build that serves its graph meanwhile loses nothing: its
+  // graph takes the older generations' vectors too.
+  const into =
+    generation === undefined
+      ? sql`coalesce((SELECT d.graph_generation FROM datasets d WHERE d.id = ${datasetId}), 0)`
+      : sql`${generation}::int`;
   const [moved] = await queryRows<{ picked: number; taken: number }>(
     db,
     sql`WITH picked AS MATERIALIZED (
@@ -89,9 +98,11 @@ export async function moveBacklogRows(
         RETURNING b.row_id
       ),
       copied AS (
-        INSERT INTO indexed_vectors (row_id, dataset_id, embedding)
-        SELECT p.row_id, ${datasetId}, p.embedding FROM picked p WHERE p.embedding IS NOT NULL
-        ON CONFLICT (dataset_id, row_id) DO UPDATE SET embedding = excluded.embedding
+        INSERT INTO indexed_vectors (row_id, dataset_id, embedding, graph_generation)
+        SELECT p.row_id, ${datasetId}, p.embedding, ${into} FROM picked p
+        WHERE p.embedding IS NOT NULL
+        ON CONFLICT (dataset_id, row_id) DO UPDATE
+          SET embedding = excluded.embedding, graph_generation = excluded.graph_generation
         RETURNING 1
       )
       SELECT (SELECT count(*) FROM picked)::int AS picked,

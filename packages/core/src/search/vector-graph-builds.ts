@@ -1,5 +1,6 @@
 import type { Database } from "@quarry/db";
 import { sql } from "drizzle-orm";
+import type { DatasetRecord } from "../datasets/dataset-view.ts";
 import { queryRows } from "./query-rows.ts";
 import {
   foldPendingVectorRows,
@@ -50,19 +51,37 @@ export const BULK_BUILD_QUIET_MS = 5_000;
 /**
  * How long a due build waits for the writes to pause at most. Meanwhile nothing moves, so under a
  * steady stream of writes (rather than a burst) the backlog grows and every search ranks more of
- * it exactly; two minutes bound that. A build is no better for searches (until its graph is
- * valid, they rank the dataset's whole partition exactly: ~4.5 minutes at 100k rows on the 2-core
- * VM), and a burst of 100k rows from 4 clients lasts ~30 s there.
+ * it exactly; two minutes bound that. A burst of 100k rows from 4 clients lasts ~30 s on the
+ * 2-core VM. (During the build searches rank the moved rows exactly, as they ranked the backlog,
+ * until the new graph serves.)
  */
 export const BULK_BUILD_MAX_WAIT_MS = 2 * 60_000;
 
-/** See `quarry_vector_graph_state` (migration `0018`). */
+/**
+ * The graph searches walk, as `vector_index.graph` reports it: `valid` (the usual case, also
+ * while the next one is built beside it); `building` while a build under way has no graph
+ * serving beside it (a dataset's first build after an upgrade); `invalid` or `missing` when such
+ * a build was cut short. See `quarry_vector_graph_state` (migrations `0018`, `0027`).
+ */
 export type VectorGraphState = "valid" | "building" | "invalid" | "missing";
 
+/** The next generation's graph (`quarry_vector_graph_state`, migration `0027`). */
+type NextGraphState = "building" | "valid" | "invalid" | "missing";
+
 interface GraphStatements {
-  graph: VectorGraphState;
+  /** the generation searches walk the graph for (`datasets.graph_generation`) */
+  generation: number;
+  graph: Exclude<VectorGraphState, "building">;
+  /** the serving graph predates generations: it would take the next one's vectors too */
+  legacy: boolean;
+  next_graph: NextGraphState;
+  /** vectors of a newer generation wait in the partition: a build under way or cut short */
+  next_rows: boolean;
   build_sql: string;
-  drop_sql: string;
+  drop_serving_sql: string | null;
+  drop_next_sql: string;
+  /** older graphs a build cut short after serving its own left behind */
+  drop_stale_sql: string[];
   analyze_sql: string;
 }
 
@@ -81,15 +100,15 @@ export interface VectorIndexing extends VectorIndexProgress {
 /** The least backlog, as a share of the graph's rows, that a bulk build rebuilds the graph for. */
 export const BULK_BUILD_GROWTH = 0.5;
 
-/** Backlog rows per statement while the partition has no graph: cheap, so larger. */
+/** Backlog rows per statement of a bulk build: no graph takes them, so cheap, and larger. */
 export const BULK_MOVE_BATCH = 5000;
 
 /**
  * Moves a dataset's backlog into its graph: a bounded part of it, a row at a time into the
  * graph (`indexVectorBacklog`), or, when `builds` allows it and the backlog is large, all of it
- * at once by a bulk build (`buildInBulk`). A graph a bulk build left unfinished
- * (dropped, or half built by a session that ended) is built first. A graph another indexer is
- * building is left to it: nothing moves.
+ * at once by a bulk build (`buildInBulk`). A bulk build left unfinished (its vectors moved,
+ * its graph missing or half built by a session that ended) is finished first. A graph another
+ * indexer is building is left to it: nothing moves.
  */
 export async function indexVectors(
   db: Database,
@@ -106,7 +125,7 @@ export async function indexVectors(
     const state = await graphStatements(db, datasetId);
     // A deleted dataset: nothing to index.
     if (!state) return { indexed: 0, pending: 0, graph: "missing", bulk: false };
-    if (state.graph === "building") {
+    if (state.next_graph === "building") {
       return {
         indexed: 0,
         pending: await pendingVectorRows(db, datasetId),
@@ -114,9 +133,11 @@ export async function indexVectors(
         bulk: false,
       };
     }
-    // A graph a build left dropped or half built is built at once: until then every search
-    // ranks the dataset's whole partition exactly.
-    if (state.graph !== "valid") return buildInBulk(db, builds.session, datasetId, state);
+    // A build cut short is finished at once: until then every search ranks the vectors it moved
+    // exactly (or, with no graph serving, the dataset's whole partition).
+    if (state.graph !== "valid" || state.next_rows || state.next_graph !== "missing") {
+      return buildInBulk(db, builds.session, datasetId, state);
+    }
     const due = await bulkBuildDue(db, datasetId, builds.minRows);
     if (due.worthIt) {
       const quietMs = builds.quietMs ?? BULK_BUILD_QUIET_MS;
@@ -142,10 +163,9 @@ export async function indexVectors(
 /**
  * A bulk build pays for itself when the backlog is large and at least `BULK_BUILD_GROWTH` of the
  * graph: rebuilding graph and backlog (~0.5 ms a row) then costs less than growing the graph by
- * the backlog (~4 ms a row, 100k rows of 384 dimensions). Not for a smaller share: while the
- * graph is rebuilt every row of the partition is ranked exactly by each search (as the
- * backlog's are), so a large graph is not dropped for a few more rows. Returns the backlog's
- * size too, which a build that waits reports.
+ * the backlog (~4 ms a row, 100k rows of 384 dimensions). Not for a smaller share: a build
+ * goes over the whole graph again, a core for minutes at 100k rows. Returns the backlog's size
+ * too, which a build that waits reports.
  */
 async function bulkBuildDue(
   db: Database,
@@ -180,42 +200,70 @@ async function writtenWithin(db: Database, datasetId: string, ms: number): Promi
 }
 
 /**
- * Builds a dataset's graph in one pass over all its vectors:
- * 1. drops the graph (`DROP INDEX CONCURRENTLY`, which waits for the searches using it);
- * 2. moves the whole backlog into the partition, with the same statement as a row-at-a-time
- *    indexer (`moveBacklogRows`, exact under concurrent writers), now cheap: no graph to grow;
- * 3. builds the graph (`CREATE INDEX CONCURRENTLY`): searches, row writes and indexers go on
- *    meanwhile, and rows moved during the build join the graph as it finishes;
- * 4. analyzes the partition, whose size changed at once.
- * Until the graph is valid, searches rank the partition's rows exactly. A build cut short
- * leaves the graph missing or invalid, which the next indexer of the dataset sees
- * (`quarry_vector_graph_state`) and builds again; two indexers starting at once both move rows
- * (each skips what the other holds), and the second `CREATE INDEX … IF NOT EXISTS` finds the
- * first's and returns.
+ * Builds the dataset's next graph in one pass over all its vectors, beside the serving one:
+ * 1. moves the whole backlog into the partition as the next generation, with the same statement
+ *    as a row-at-a-time indexer (`moveBacklogRows`, exact under concurrent writers), cheap: the
+ *    serving graph does not take that generation (a graph that predates generations would, so
+ *    it is dropped first, `legacy`);
+ * 2. builds the next graph over every vector up to that generation (`CREATE INDEX
+ *    CONCURRENTLY`): searches, row writes and indexers go on meanwhile, and rows moved during
+ *    the build, into either generation, join it as it finishes;
+ * 3. analyzes the partition, whose size changed at once;
+ * 4. serves the new graph once valid (`quarry_serve_vector_graph`) and drops the old one
+ *    (`DROP INDEX CONCURRENTLY`, which waits for the searches still walking it).
+ * Until step 4 searches walk the old graph and rank the moved vectors exactly, as they rank the
+ * backlog. A build cut short leaves the moved vectors, and perhaps an invalid next graph, which
+ * the next indexer of the dataset sees (`quarry_vector_graph_state`) and finishes; two indexers
+ * starting at once both move rows (each skips what the other holds), the second `CREATE INDEX
+ * … IF NOT EXISTS` finds the first's and returns, and only a valid graph is served, once.
  */
 async function buildInBulk(
   db: Database,
   session: GraphBuildSession,
   datasetId: string,
-  statements: GraphStatements,
+  state: GraphStatements,
 ): Promise<VectorIndexing> {
-  if (statements.graph !== "missing") await session.execute(statements.drop_sql);
+  const next = state.generation + 1;
+  for (const stale of state.drop_stale_sql) await session.execute(stale);
+  if (state.legacy && state.drop_serving_sql) await session.execute(state.drop_serving_sql);
+  if (state.next_graph === "invalid") await session.execute(state.drop_next_sql);
   await analyzeBacklog(session);
   let indexed = 0;
   for (;;) {
-    const moved = await moveBacklogRows(db, datasetId, BULK_MOVE_BATCH);
+    const moved = await moveBacklogRows(db, datasetId, BULK_MOVE_BATCH, next);
     indexed += moved.taken;
     if (moved.picked < BULK_MOVE_BATCH) break;
   }
-  await session.execute(statements.build_sql);
-  await session.execute(statements.analyze_sql);
+  await session.execute(state.build_sql);
+  await session.execute(state.analyze_sql);
+  const served = await serveGraph(db, datasetId, next);
+  if (served && !state.legacy && state.drop_serving_sql) {
+    await session.execute(state.drop_serving_sql);
+  }
   const after = await graphStatements(db, datasetId);
   return {
     indexed,
     pending: await foldPendingVectorRows(db, datasetId),
-    graph: after?.graph ?? "missing",
+    // `building`: another indexer's build of the same graph is under way (this one's `CREATE
+    // INDEX … IF NOT EXISTS` returned at once); its caller looks again later.
+    graph: !after ? "missing" : after.next_graph === "building" ? "building" : after.graph,
     bulk: true,
   };
+}
+
+/** Serves the dataset's graph of `generation` if it is valid and newer than the serving one. */
+async function serveGraph(db: Database, datasetId: string, generation: number): Promise<boolean> {
+  const [row] = await queryRows<{ served: boolean }>(
+    db,
+    sql`SELECT quarry_serve_vector_graph(${datasetId}, ${generation}::int) AS served`,
+  );
+  return row?.served === true;
+}
+
+/** What a caller is told of the graph: `building` while another's build is under way. */
+function servingGraph(state: GraphStatements): VectorGraphState {
+  if (state.next_graph === "building") return state.graph === "valid" ? "valid" : "building";
+  return state.graph;
 }
 
 /**
@@ -234,15 +282,45 @@ async function analyzeBacklog(session: GraphBuildSession): Promise<void> {
 async function graphStatements(db: Database, datasetId: string): Promise<GraphStatements | null> {
   const [state] = await queryRows<GraphStatements>(
     db,
-    sql`SELECT graph, build_sql, drop_sql, analyze_sql FROM quarry_vector_graph_state(${datasetId})`,
+    sql`SELECT * FROM quarry_vector_graph_state(${datasetId})`,
   );
-  return state ?? null;
+  return state ? { ...state, generation: Number(state.generation) } : null;
+}
+
+/** A dataset's graph as `vector_index` reports it; null when the dataset does not exist. */
+export interface VectorGraphReport {
+  /** the graph searches walk */
+  graph: VectorGraphState;
+  /** a new graph is being built beside it, or a build cut short waits to be finished */
+  rebuilding: boolean;
 }
 
 /** The state of a dataset's graph (`quarry_vector_graph_state`); null when it does not exist. */
 export async function vectorGraphState(
   db: Database,
   datasetId: string,
-): Promise<VectorGraphState | null> {
-  return (await graphStatements(db, datasetId))?.graph ?? null;
+): Promise<VectorGraphReport | null> {
+  const state = await graphStatements(db, datasetId);
+  if (!state) return null;
+  return {
+    graph: servingGraph(state),
+    rebuilding: state.next_graph !== "missing" || state.next_rows,
+  };
+}
+
+/**
+ * How many of a dataset's vectors a bulk build moved in for its next graph, which searches rank
+ * exactly until that graph serves (0 but during a build, or after one cut short): found through
+ * the generation's btree, so counting none costs next to nothing.
+ */
+export async function nextGraphRows(
+  db: Database,
+  dataset: Pick<DatasetRecord, "id" | "graphGeneration">,
+): Promise<number> {
+  const [row] = await queryRows<{ rows: number | string }>(
+    db,
+    sql`SELECT count(*)::int AS rows FROM indexed_vectors v
+        WHERE v.dataset_id = ${dataset.id} AND v.graph_generation > ${dataset.graphGeneration}::int`,
+  );
+  return Number(row?.rows ?? 0);
 }

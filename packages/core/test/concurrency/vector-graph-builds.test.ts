@@ -7,8 +7,10 @@ import {
   type GraphBuildSession,
   getDataset,
   indexVectors,
+  moveBacklogRows,
   type ProjectContext,
   searchRows,
+  semanticRankingQuery,
   updateRow,
   upsertRows,
   VECTOR_GRAPH_DEFAULTS,
@@ -21,10 +23,11 @@ import { createTenant } from "../support/tenant.ts";
 
 /**
  * Bulk graph builds (core `search/vector-graph-builds.ts`): a large backlog is moved into its
- * partition without a graph, which `CREATE INDEX CONCURRENTLY` then builds in one pass. Native
- * PostgreSQL only: the statements cannot run on the embedded database's one session, which
- * never builds in bulk. After each case the graph must be valid and exact (backlog ∪ graph =
- * the embedded rows, each graph vector its row's embedding).
+ * partition as the next graph generation, which the serving graph does not take, and `CREATE
+ * INDEX CONCURRENTLY` builds the next graph over every vector in one pass beside the serving
+ * one, which serves until then. Native PostgreSQL only: the statements cannot run on the
+ * embedded database's one session, which never builds in bulk. After each case the graph must be
+ * valid and exact (backlog ∪ graph = the embedded rows, each graph vector its row's embedding).
  */
 
 const suite = useNativeSuite();
@@ -69,11 +72,112 @@ async function writtenAgo(datasetId: string, seconds: number) {
 }
 
 /** The next indexer (below the threshold) rebuilds the graph a cut build left: valid, exact. */
-async function expectRebuilt(datasetId: string) {
+async function expectRebuilt(datasetId: string, indexed = 0) {
   const repaired = await indexWith(datasetId, 10_000);
-  expect(repaired).toEqual({ indexed: 0, pending: 0, graph: "valid", bulk: true });
+  expect(repaired).toEqual({ indexed, pending: 0, graph: "valid", bulk: true });
+  await expectServedAlone(datasetId);
+}
+
+/**
+ * After a build: one graph on the partition, valid and serving, over every vector (none of a
+ * newer generation waits), nothing reported as waiting, and the graph exact.
+ */
+async function expectServedAlone(datasetId: string) {
   expect((await graphIndex(datasetId))?.valid).toBe(true);
+  const [graphs] = await suite.fresh.sql<{ graphs: number; newer: number }>(
+    `SELECT (SELECT count(*) FROM pg_index i JOIN pg_class c ON c.oid = i.indexrelid
+             JOIN pg_am a ON a.oid = c.relam
+             WHERE i.indrelid = to_regclass(quote_ident(quarry_vector_partition_name($1)))
+               AND a.amname = 'hnsw')::int AS graphs,
+            (SELECT count(*) FROM indexed_vectors v JOIN datasets d ON d.id = v.dataset_id
+             WHERE v.dataset_id = $1 AND v.graph_generation > d.graph_generation)::int AS newer`,
+    [datasetId],
+  );
+  expect(graphs).toEqual({ graphs: 1, newer: 0 });
+  expect((await getDataset(ctx, datasetId)).vector_index).toMatchObject({
+    pending_rows: 0,
+    graph: "valid",
+    rebuilding: false,
+  });
   expect(await checkInvariants(suite.fresh, { datasetIds: [datasetId] })).toEqual([]);
+}
+
+/** Whether a `CREATE INDEX` runs on the dataset's partition. */
+async function buildUnderWay(datasetId: string) {
+  const [row] = await suite.fresh.sql<{ building: boolean }>(
+    `SELECT EXISTS (SELECT 1 FROM pg_stat_progress_create_index p
+       WHERE p.relid = to_regclass(quote_ident(quarry_vector_partition_name($1)))) AS building`,
+    [datasetId],
+  );
+  return row?.building === true;
+}
+
+/**
+ * The plan of E2's statement for the dataset as it is served now, with sequential scans and
+ * sorts priced out: a few thousand rows are ranked more cheaply without a graph, and this shows
+ * the graph the planner would walk.
+ */
+async function planOfSemanticSearch(datasetId: string, query: string) {
+  const [vector] = await new LocalHashEmbedder(384).embed([query]);
+  const statement = semanticRankingQuery(
+    {
+      id: datasetId,
+      dimensions: 384,
+      embeddingModel: "local/hash",
+      efSearch: null,
+      graphGeneration: await servedGeneration(datasetId),
+    },
+    vector!,
+    10,
+  );
+  const client = await suite.connect(1).pool.connect();
+  try {
+    await client.query("BEGIN");
+    await client.query("SET LOCAL enable_seqscan = off");
+    await client.query("SET LOCAL enable_sort = off");
+    const plan = await client.query<{ "QUERY PLAN": string }>(
+      `EXPLAIN ${statement.text}`,
+      statement.params,
+    );
+    await client.query("ROLLBACK");
+    return plan.rows.map((r) => r["QUERY PLAN"]).join("\n");
+  } finally {
+    client.release();
+  }
+}
+
+/** The dataset's serving generation (`datasets.graph_generation`). */
+async function servedGeneration(datasetId: string) {
+  const [row] = await suite.fresh.sql<{ generation: number }>(
+    "SELECT graph_generation AS generation FROM datasets WHERE id = $1",
+    [datasetId],
+  );
+  return row?.generation ?? -1;
+}
+
+/** The dataset's serving graph's name (`quarry_serving_vector_graph`). */
+async function servingGraphName(datasetId: string) {
+  const [row] = await suite.fresh.sql<{ graph: string | null }>(
+    "SELECT quarry_serving_vector_graph($1)::text AS graph",
+    [datasetId],
+  );
+  return row?.graph ?? null;
+}
+
+/** Top-10 similarities of a search, and of an exact ranking of every row of the dataset. */
+async function searchedAndExact(datasetId: string, query: string) {
+  const [vector] = await new LocalHashEmbedder(384).embed([query]);
+  const searched = await searchRows(ctx, datasetId, { query, top_k: 10, alpha: 1 });
+  // (By similarity: the texts repeat their words, so rows tie, in any order.)
+  const exact = await suite.fresh.sql<{ similarity: number }>(
+    `SELECT 1 - (r.embedding <=> $2::vector) AS similarity FROM rows r WHERE r.dataset_id = $1
+     ORDER BY r.embedding <=> $2::vector LIMIT 10`,
+    [datasetId, `[${vector!.join(",")}]`],
+  );
+  return {
+    searched: searched.results.map((r) => r.confidence.toFixed(5)),
+    exact: exact.map((r) => Number(r.similarity).toFixed(5)),
+  };
 }
 
 const WORDS = ["comet", "harbor", "violin", "orchard", "granite", "lantern", "meadow", "copper"];
@@ -110,10 +214,11 @@ async function holdBuilds() {
   };
 }
 
+/** The dataset's serving graph. */
 async function graphIndex(datasetId: string) {
   const [index] = await suite.fresh.sql<{ valid: boolean; definition: string }>(
     `SELECT i.indisvalid AS valid, pg_get_indexdef(i.indexrelid) AS definition
-     FROM pg_index i WHERE i.indexrelid = to_regclass(quote_ident(quarry_vector_index_name($1)))`,
+     FROM pg_index i WHERE i.indexrelid = quarry_serving_vector_graph($1)`,
     [datasetId],
   );
   return index ?? null;
@@ -138,9 +243,10 @@ describe("a bulk graph build", () => {
     // Built with the dataset's own graph parameters.
     const { m, efConstruction } = VECTOR_GRAPH_DEFAULTS.local;
     expect(index?.definition).toContain(
-      `vector_cosine_ops) WITH (m='${m}', ef_construction='${efConstruction}')`,
+      `vector_cosine_ops) WITH (m='${m}', ef_construction='${efConstruction}') WHERE (graph_generation <= 1)`,
     );
-    expect(await checkInvariants(suite.fresh, { datasetIds: [datasetId] })).toEqual([]);
+    expect(await servedGeneration(datasetId)).toBe(1);
+    await expectServedAlone(datasetId);
   });
 
   it("leaves a backlog below the threshold to the row-by-row indexer", async () => {
@@ -200,11 +306,7 @@ describe("a bulk graph build", () => {
 
     // A graph a build dropped is rebuilt at once: until then searches rank the partition.
     const dropped = await backloggedDataset("dropped", 1200);
-    const [names] = await suite.fresh.sql<{ graph: string }>(
-      "SELECT quarry_vector_index_name($1) AS graph",
-      [dropped],
-    );
-    await suite.fresh.sql(`DROP INDEX ${names!.graph}`);
+    await suite.fresh.sql(`DROP INDEX ${await servingGraphName(dropped)}`);
     expect(await indexWith(dropped, 1000, 100, { quietMs: 60_000 })).toMatchObject({
       indexed: 1200,
       graph: "valid",
@@ -224,42 +326,93 @@ describe("a build cut short", () => {
   it("leaves searches exact, and the next indexer builds the missing graph", async () => {
     const datasetId = await backloggedDataset("cut-after-drop", 400);
     await indexWith(datasetId, 10_000, 400); // row by row
-    // A build that dropped the graph and went no further.
-    const [names] = await suite.fresh.sql<{ graph: string }>(
-      "SELECT quarry_vector_index_name($1) AS graph",
-      [datasetId],
-    );
-    await suite.fresh.sql(`DROP INDEX ${names!.graph}`);
-    expect(await vectorGraphState(suite.fresh.db, datasetId)).toBe("missing");
+    // A graph dropped by a build that went no further (as builds did before generations).
+    await suite.fresh.sql(`DROP INDEX ${await servingGraphName(datasetId)}`);
+    expect(await vectorGraphState(suite.fresh.db, datasetId)).toEqual({
+      graph: "missing",
+      rebuilding: false,
+    });
     expect((await getDataset(ctx, datasetId)).vector_index.graph).toBe("missing");
 
     // Meanwhile a search ranks the partition exactly.
-    const query = "violin orchard lantern";
-    const [vector] = await new LocalHashEmbedder(384).embed([query]);
-    const searched = await searchRows(ctx, datasetId, { query, top_k: 10, alpha: 1 });
-    // (By similarity: the texts repeat their words, so rows tie, in any order.)
-    const exact = await suite.fresh.sql<{ similarity: number }>(
-      `SELECT 1 - (r.embedding <=> $2::vector) AS similarity FROM rows r WHERE r.dataset_id = $1
-       ORDER BY r.embedding <=> $2::vector LIMIT 10`,
-      [datasetId, `[${vector!.join(",")}]`],
-    );
-    expect(searched.results.map((r) => r.confidence.toFixed(5))).toEqual(
-      exact.map((r) => Number(r.similarity).toFixed(5)),
-    );
+    const ranked = await searchedAndExact(datasetId, "violin orchard lantern");
+    expect(ranked.searched).toEqual(ranked.exact);
 
     await expectRebuilt(datasetId);
+  });
+
+  it("finishes a build that moved its vectors and went no further, searched exactly meanwhile", async () => {
+    const datasetId = await backloggedDataset("cut-after-move", 1600);
+    await indexWith(datasetId, 10_000, 400); // 400 row by row into the serving graph
+    // A build that moved the rest in as the next generation, and stopped before its graph.
+    await moveBacklogRows(suite.fresh.db, datasetId, 5000, 1);
+    expect((await getDataset(ctx, datasetId)).vector_index).toMatchObject({
+      pending_rows: 1200,
+      graph: "valid",
+      rebuilding: true,
+    });
+    const ranked = await searchedAndExact(datasetId, "comet granite meadow");
+    expect(ranked.searched).toEqual(ranked.exact);
+    // The next indexer, whatever its threshold, finishes it.
+    await expectRebuilt(datasetId);
+    expect(await servedGeneration(datasetId)).toBe(1);
+  });
+
+  it("serves a graph built but not served, and drops the older ones left behind", async () => {
+    const datasetId = await backloggedDataset("cut-after-build", 1200);
+    await indexWith(datasetId, 1000); // bulk: generation 1
+    const [state] = await suite.fresh.sql<{ build_sql: string }>(
+      "SELECT build_sql FROM quarry_vector_graph_state($1)",
+      [datasetId],
+    );
+    // The next generation's graph, built, and not served (its build's session ended there) …
+    await suite.fresh.sql(state!.build_sql);
+    // … and an older one that a build cut short after serving its own left behind.
+    await suite.fresh.sql(
+      `DO $$ BEGIN EXECUTE quarry_vector_graph_index_sql('${datasetId}', 384, 16, 64, false, 0); END $$`,
+    );
+    expect(await vectorGraphState(suite.fresh.db, datasetId)).toEqual({
+      graph: "valid",
+      rebuilding: true,
+    });
+    await expectRebuilt(datasetId);
+    expect(await servedGeneration(datasetId)).toBe(2);
   });
 
   it("drops a graph left invalid and builds it again", async () => {
     const datasetId = await backloggedDataset("cut-during-build", 400);
     await indexWith(datasetId, 10_000, 400);
-    // What a CREATE INDEX CONCURRENTLY whose session ended leaves behind.
+    // What a CREATE INDEX CONCURRENTLY whose session ended leaves behind (before generations,
+    // the serving graph's own build).
     await suite.fresh.sql(
-      `UPDATE pg_index SET indisvalid = false
-       WHERE indexrelid = to_regclass(quote_ident(quarry_vector_index_name($1)))`,
+      `UPDATE pg_index SET indisvalid = false WHERE indexrelid = quarry_serving_vector_graph($1)`,
       [datasetId],
     );
-    expect(await vectorGraphState(suite.fresh.db, datasetId)).toBe("invalid");
+    expect(await vectorGraphState(suite.fresh.db, datasetId)).toEqual({
+      graph: "invalid",
+      rebuilding: false,
+    });
+    await expectRebuilt(datasetId);
+  });
+
+  it("drops the next graph a build left invalid and builds it again", async () => {
+    const datasetId = await backloggedDataset("cut-during-next", 1600);
+    await indexWith(datasetId, 10_000, 400);
+    await moveBacklogRows(suite.fresh.db, datasetId, 5000, 1);
+    const [state] = await suite.fresh.sql<{ build_sql: string }>(
+      "SELECT build_sql FROM quarry_vector_graph_state($1)",
+      [datasetId],
+    );
+    await suite.fresh.sql(state!.build_sql);
+    await suite.fresh.sql(
+      `UPDATE pg_index SET indisvalid = false
+       WHERE indexrelid = to_regclass(quote_ident(quarry_vector_graph_name($1, 1)))`,
+      [datasetId],
+    );
+    expect(await vectorGraphState(suite.fresh.db, datasetId)).toEqual({
+      graph: "valid",
+      rebuilding: true,
+    });
     await expectRebuilt(datasetId);
   });
 
@@ -268,19 +421,101 @@ describe("a build cut short", () => {
     const blocker = await holdBuilds();
     const building = indexWith(datasetId, 1000);
     try {
-      await waitFor(async () => (await vectorGraphState(suite.fresh.db, datasetId)) === "building");
+      await waitFor(() => buildUnderWay(datasetId));
       const second = await indexWith(datasetId, 1000);
       expect(second).toEqual({ indexed: 0, pending: 0, graph: "building", bulk: false });
-      // What a client sees: nothing waits, and the graph is not serving searches yet.
+      // What a client sees: the rows wait for the new graph, the old one serves meanwhile.
       expect((await getDataset(ctx, datasetId)).vector_index).toMatchObject({
-        pending_rows: 0,
-        graph: "building",
+        pending_rows: 1200,
+        graph: "valid",
+        rebuilding: true,
       });
     } finally {
       await blocker.release();
     }
     expect(await building).toEqual({ indexed: 1200, pending: 0, graph: "valid", bulk: true });
-    expect(await checkInvariants(suite.fresh, { datasetIds: [datasetId] })).toEqual([]);
+    await expectServedAlone(datasetId);
+  });
+});
+
+describe("a rebuild beside the serving graph", () => {
+  it("searches through the old graph until the new one serves, then drops the old one", async () => {
+    const datasetId = await backloggedDataset("rebuilt", 1200);
+    await indexWith(datasetId, 1000); // bulk: generation 1 serves 1,200 vectors
+    const before = await servingGraphName(datasetId);
+    await upsertRows(ctx, datasetId, {
+      document_id: "more",
+      rows: Array.from({ length: 800 }, (_, k) => ({ data: { text: text(40_000 + k) } })),
+    });
+    const blocker = await holdBuilds();
+    const building = indexWith(datasetId, 500);
+    try {
+      await waitFor(() => buildUnderWay(datasetId));
+      expect((await getDataset(ctx, datasetId)).vector_index).toMatchObject({
+        pending_rows: 800,
+        graph: "valid",
+        rebuilding: true,
+      });
+      // E2 walks the serving graph (a build that dropped it left a sequential scan) …
+      expect(await planOfSemanticSearch(datasetId, "copper harbor")).toContain(
+        `Index Scan using ${before}`,
+      );
+      // … and ranks the 800 moved rows exactly beside it.
+      const ranked = await searchedAndExact(datasetId, "copper harbor number");
+      expect(ranked.searched).toEqual(ranked.exact);
+    } finally {
+      await blocker.release();
+    }
+    expect(await building).toEqual({ indexed: 800, pending: 0, graph: "valid", bulk: true });
+    expect(await servedGeneration(datasetId)).toBe(2);
+    expect(await servingGraphName(datasetId)).not.toBe(before);
+    await expectServedAlone(datasetId);
+    const ranked = await searchedAndExact(datasetId, "copper harbor number");
+    expect(ranked.searched).toEqual(ranked.exact);
+    // A search that read the generation before the new graph served, and runs after the old
+    // one was dropped: the new graph keeps the older vectors, the newer ones are ranked exactly.
+    const [vector] = await new LocalHashEmbedder(384).embed(["copper harbor number"]);
+    const stale = semanticRankingQuery(
+      {
+        id: datasetId,
+        dimensions: 384,
+        embeddingModel: "local/hash",
+        efSearch: 1000,
+        graphGeneration: 1,
+      },
+      vector!,
+      10,
+    );
+    const answered = await suite.fresh.sql<{ confidence: number }>(stale.text, stale.params);
+    expect(answered.map((r) => Number(r.confidence).toFixed(5))).toEqual(ranked.exact);
+  });
+
+  it("drops a graph that predates generations first, and builds one that has them", async () => {
+    const datasetId = await backloggedDataset("legacy", 1200);
+    // The dataset's graph as migration 0017 built it: every vector of the partition.
+    await suite.fresh.sql(`DROP INDEX ${await servingGraphName(datasetId)}`);
+    await suite.fresh.sql(
+      `DO $$ BEGIN EXECUTE format(
+         'CREATE INDEX %I ON %I USING hnsw ((%s) vector_cosine_ops)',
+         quarry_vector_index_name('${datasetId}'), quarry_vector_partition_name('${datasetId}'),
+         quarry_vector_expression(384)); END $$`,
+    );
+    const legacy = await servingGraphName(datasetId);
+    expect(legacy).toMatch(/_graph$/);
+    // It serves generation 0, whose predicate the search repeats as a filter.
+    await indexWith(datasetId, 10_000, 100); // 100 rows into it, row by row
+    expect(await planOfSemanticSearch(datasetId, "granite lantern")).toContain(
+      `Index Scan using ${legacy}`,
+    );
+    expect(await indexWith(datasetId, 1000)).toEqual({
+      indexed: 1100,
+      pending: 0,
+      graph: "valid",
+      bulk: true,
+    });
+    expect(await servingGraphName(datasetId)).toMatch(/_graph_1$/);
+    expect((await graphIndex(datasetId))?.definition).toContain("WHERE (graph_generation <= 1)");
+    await expectServedAlone(datasetId);
   });
 });
 
@@ -293,7 +528,7 @@ describe("deleting a dataset during its graph's build", () => {
       (error: { code?: string }) => error.code,
     );
     try {
-      await waitFor(async () => (await vectorGraphState(suite.fresh.db, datasetId)) === "building");
+      await waitFor(() => buildUnderWay(datasetId));
       const deleter = { ...ctx, db: suite.connect(1).db };
       const deleted = deleteDataset(deleter, datasetId, noFiles).then(() => "deleted");
       const waited = new Promise((resolve) => setTimeout(() => resolve("still waiting"), 10_000));
@@ -346,8 +581,7 @@ describe("a bulk build beside writers", () => {
     expect(writes).toBeGreaterThan(0);
     // What the writers put back in the backlog meanwhile, row by row.
     await indexVectors(suite.fresh.db, datasetId, { maxRows: 10_000 });
-    expect(await vectorGraphState(suite.fresh.db, datasetId)).toBe("valid");
-    expect(await checkInvariants(suite.fresh, { datasetIds: [datasetId] })).toEqual([]);
+    await expectServedAlone(datasetId);
   });
 });
 

@@ -545,7 +545,7 @@ describe("concurrent writers on one dataset", () => {
                 (SELECT count(*) FROM documents WHERE dataset_id = $1)::int AS documents,
                 (SELECT count(*) FROM rows WHERE dataset_id = $1)::int AS rows,
                 (SELECT count(*) FROM pg_class
-                 WHERE relname IN (quarry_vector_partition_name($1), quarry_vector_index_name($1)))::int AS graph`,
+                 WHERE relname IN (quarry_vector_partition_name($1), quarry_vector_graph_name($1, 0)))::int AS graph`,
         [B],
       );
       if (deletionAcknowledged && Object.values(leftOfB!).some((n) => n > 0)) {

@@ -61,6 +61,16 @@ export const datasets = pgTable(
      */
     graphM: integer("graph_m").notNull().default(16),
     graphEfConstruction: integer("graph_ef_construction").notNull().default(64),
+    /**
+     * The generation of graph vectors the dataset's searches walk its graph for: its graph is
+     * the partial HNSW index over `indexed_vectors.graph_generation <= graph_generation`, and
+     * searches rank any newer vectors exactly. A bulk build moves the backlog in as the next
+     * generation, which the serving graph does not take, builds the next graph beside it, and
+     * then advances this (`quarry_serve_vector_graph`, migration `vector_graph_generations`):
+     * the old graph serves until the new one is valid (docs/indexing.md#deferred-vector-indexing).
+     * Datasets whose graph predates generations (an index with no predicate) are at 0.
+     */
+    graphGeneration: integer("graph_generation").notNull().default(0),
     createdAt: createdAt(),
   },
   (t) => [index("datasets_project_created_idx").on(t.projectId, t.createdAt, t.id)],

@@ -1,4 +1,4 @@
-import { bigint, index, pgTable, primaryKey, text } from "drizzle-orm/pg-core";
+import { bigint, index, integer, pgTable, primaryKey, text } from "drizzle-orm/pg-core";
 import { vector } from "./types.ts";
 
 /**
@@ -25,8 +25,19 @@ export const indexedVectors = pgTable(
     rowId: bigint("row_id", { mode: "number" }).notNull(),
     datasetId: text("dataset_id").notNull(),
     embedding: vector("embedding").notNull(),
+    /**
+     * The graph generation the vector was moved in for (`datasets.graph_generation`): the
+     * current one when moved row by row (it joins the serving graph), the next one when a bulk
+     * build moves it (no serving graph takes it, and searches rank it exactly until the next
+     * graph serves). Indexed, so that searches find the newer generations' vectors, nearly
+     * always none, without reading the partition.
+     */
+    graphGeneration: integer("graph_generation").notNull().default(0),
   },
-  (t) => [primaryKey({ columns: [t.datasetId, t.rowId] })],
+  (t) => [
+    primaryKey({ columns: [t.datasetId, t.rowId] }),
+    index("indexed_vectors_graph_generation_idx").on(t.graphGeneration),
+  ],
 );
 
 /**

@@ -71,12 +71,17 @@ export const DatasetDetailSchema = DatasetSchema.extend({
         .number()
         .int()
         .describe(
-          "Rows stored but not yet in the dataset's HNSW graph. They are searchable already (ranked exactly); the ingest worker indexes them shortly after each write.",
+          "Rows stored but not yet in the dataset's HNSW graph serving searches: waiting in the backlog, or moved in for the next graph while it is built. They are searchable already (ranked exactly); the ingest worker indexes them shortly after each write.",
         ),
       graph: z
         .enum(["valid", "building", "invalid", "missing"])
         .describe(
-          "The dataset's HNSW graph: `valid` serves searches; `building` while a large backlog gets the graph rebuilt in one pass, and `invalid` or `missing` when such a build was cut short (the ingest worker builds it again). Until it is `valid`, searches rank the dataset's rows exactly: correct, only slower.",
+          "The dataset's HNSW graph that serves searches: `valid` (also while a new graph is built beside it, see rebuilding); `building`, `invalid` or `missing` only for a dataset whose graph predates rebuilds beside the serving one, while its first rebuild runs or after it was cut short (the ingest worker builds it again). Until it is `valid`, searches rank the dataset's rows exactly: correct, only slower.",
+        ),
+      rebuilding: z
+        .boolean()
+        .describe(
+          "Whether a new graph is being built over the dataset's vectors (after a large backlog), or a build cut short waits to be finished. The current graph serves searches meanwhile, and the rows moved in for the new one (counted in pending_rows) are ranked exactly.",
         ),
       ef_search: z
         .number()
