@@ -35,6 +35,7 @@ function usage(problem?: string): never {
       "  LOAD_WINDOW_SECONDS  load: the timeline's window (default 10)",
       "  WRITERS          writers: concurrent writers (default 8)",
       "  WRITERS_SECONDS  writers: seconds per phase (default 60 × BENCH_SCALE)",
+      "  REBUILD_MINUTES  rebuild: how long to search for the rebuild to end (default 15)",
       "",
     ].join("\n"),
   );

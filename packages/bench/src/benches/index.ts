@@ -3,6 +3,7 @@ import { completionsBench } from "./completions.ts";
 import { datasetsBench } from "./datasets.ts";
 import { ingestBench } from "./ingest.ts";
 import { loadBench } from "./load.ts";
+import { rebuildBench } from "./rebuild.ts";
 import { rowsBench } from "./rows.ts";
 import { searchBench } from "./search.ts";
 import { writersBench } from "./writers.ts";
@@ -16,4 +17,5 @@ export const benches: Record<string, Bench> = {
   [loadBench.name]: loadBench,
   [writersBench.name]: writersBench,
   [datasetsBench.name]: datasetsBench,
+  [rebuildBench.name]: rebuildBench,
 };

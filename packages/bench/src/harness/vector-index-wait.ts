@@ -42,8 +42,9 @@ export async function waitForVectorIndex(
   for (;;) {
     const state = (await api.getDataset(datasetId)).body.vector_index;
     if (!state) throw new Error("GET dataset shows no vector_index");
-    // A bulk build empties the backlog at its start: the graph serves searches once valid.
-    if (state.pending_rows === 0 && state.graph === "valid") {
+    // Rows a bulk build moved in count as pending until its graph serves; `rebuilding` also
+    // covers a build that moved none (the old head has no such field: its graph was invalid).
+    if (state.pending_rows === 0 && state.graph === "valid" && state.rebuilding !== true) {
       drained ??= round(wall() / 1000, 1);
       const measuring =
         rows >= 1000 && (state.measured_rows === null || state.measured_rows * 2 <= rows);
@@ -62,8 +63,8 @@ export async function waitForVectorIndex(
       let line =
         state.pending_rows > 0
           ? `index: ${fmt(state.pending_rows)} rows wait for the HNSW graph`
-          : state.graph !== "valid"
-            ? `index: the HNSW graph is ${state.graph}`
+          : state.graph !== "valid" || state.rebuilding === true
+            ? `index: the HNSW graph is ${state.graph === "valid" ? "being rebuilt" : state.graph}`
             : "index: waiting for the ef_search measurement";
       if (state.pending_rows > 0 && searchMeanwhile) {
         const at_s = round(wall() / 1000, 1);

@@ -57,12 +57,14 @@ export class SemanticSearch {
 
   /**
    * The `limit` nearest rows `(id, distance)`, in no particular order (callers sort on
-   * `distance`). A dataset's rows are either in its HNSW graph (`indexed_vectors`) or in the
-   * backlog that waits for it (`vector_backlog`, see `indexVectorBacklog`); each side gives
-   * its `limit` nearest and the union holds the overall `limit` nearest. Unfiltered, the graph
-   * side is an HNSW scan: the `dataset_id` predicate prunes `indexed_vectors` to the dataset's
-   * partition and the expression is its index's, so the planner can use it; the backlog side
-   * is ranked exactly. With a filter it depends on how many rows pass it, which one statement
+   * `distance`). A dataset's rows are either in its serving HNSW graph (`indexed_vectors`, of
+   * the serving generation or older), moved in for its next graph by a bulk build under way
+   * (a newer generation, see `indexVectors`), or in the backlog that waits for them
+   * (`vector_backlog`, see `indexVectorBacklog`); each side gives its `limit` nearest and the
+   * union holds the overall `limit` nearest. Unfiltered, the graph side is an HNSW scan: the
+   * `dataset_id` predicate prunes `indexed_vectors` to the dataset's partition, and the
+   * expression and generation are its index's, so the planner can use it; the other two are
+   * ranked exactly. With a filter it depends on how many rows pass it, which one statement
    * finds out first (`probe`, at most `exactFilterRows` + 1 rows read):
    * - few: all of them are ranked exactly — recall 1, and cheaper than walking the graph past
    *   the many rows a selective filter rejects;

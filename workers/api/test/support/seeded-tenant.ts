@@ -161,7 +161,10 @@ async function indexed(datasetId: string, key: string): Promise<void> {
   await pollUntil(
     `/api/datasets/${datasetId}`,
     key,
-    ({ body }) => body?.vector_index?.pending_rows === 0 && body.vector_index.graph === "valid",
+    ({ body }) =>
+      body?.vector_index?.pending_rows === 0 &&
+      body.vector_index.graph === "valid" &&
+      !body.vector_index.rebuilding,
     (reply) => `seed indexing: ${reply.text}`,
   );
 }
