@@ -143,6 +143,12 @@ describe("ef_search calibration", () => {
       reason: "not_due",
       rows: 900,
     });
+    // A rebuilt graph under 1,000 vectors is not measured either.
+    expect(await calibrateEfSearch(ctx, id, { rebuilt: true })).toEqual({
+      measured: false,
+      reason: "not_due",
+      rows: 900,
+    });
     expect((await getDataset(ctx, id)).vector_index).toEqual({
       pending_rows: 0,
       graph: "valid",
@@ -204,6 +210,14 @@ describe("ef_search calibration", () => {
     const second = await calibrateEfSearch(ctx, id);
     expect(second).toMatchObject({ measured: true, rows: 4000, stored: true });
     expect((await getDataset(ctx, id)).vector_index.measured_rows).toBe(4000);
+    // A new graph (a bulk build's) is measured again at once, whatever its growth.
+    await growTo(ctx, id, 4000, 4500);
+    expect(await calibrateEfSearch(ctx, id)).toMatchObject({ measured: false, reason: "not_due" });
+    expect(await calibrateEfSearch(ctx, id, { rebuilt: true })).toMatchObject({
+      measured: true,
+      rows: 4500,
+      stored: true,
+    });
   });
 });
 

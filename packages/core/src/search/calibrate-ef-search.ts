@@ -123,7 +123,11 @@ type Tuned = Pick<
 export async function calibrateEfSearch(
   ctx: ProjectContext,
   datasetId: string,
-  options: { force?: boolean } = {},
+  options: {
+    force?: boolean;
+    /** the graph was just rebuilt (a bulk build): due again at any size from `minRows` */
+    rebuilt?: boolean;
+  } = {},
 ): Promise<EfSearchCalibration> {
   const started = Date.now();
   const { db } = ctx;
@@ -157,8 +161,9 @@ export async function calibrateEfSearch(
   const due = dueAt(dataset.efSearchRows);
   const rows = Number(state.rows ?? 0);
   const samples = Number(state.samples);
-  // Grown enough, or measured on phrases and now able to measure on searches.
-  const grown = rows >= due;
+  // Grown enough (or rebuilt: a new graph), or measured on phrases and now able to measure on
+  // searches.
+  const grown = options.rebuilt && rows >= c.minRows ? true : rows >= due;
   if (!options.force && !grown && !samplesCallForCalibration(dataset, samples)) {
     return { measured: false, reason: "not_due", rows };
   }
@@ -166,7 +171,7 @@ export async function calibrateEfSearch(
   const queriesFrom: CalibrationQueries =
     samples >= QUERY_SAMPLES.minForCalibration ? "searches" : "stored_texts";
   const sample = await sampleGraph(db, dataset, queriesFrom === "searches" ? 0 : c.queries);
-  const smallest = options.force ? c.k : grown ? due : c.minRows;
+  const smallest = options.force ? c.k : grown && !options.rebuilt ? due : c.minRows;
   if (sample.rows < smallest) return { measured: false, reason: "too_small", rows: sample.rows };
   const queries =
     queriesFrom === "searches"

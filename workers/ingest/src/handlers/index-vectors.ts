@@ -84,7 +84,10 @@ export const handleIndexVectors: MessageHandler<VectorIndexMessage> = async (
     // measure a perfect recall), but without waiting for the backlog to drain: under a steady
     // stream of writes it never does, and the dataset kept its family's default list for good
     // (`pnpm bench load`: 400 for the whole minute, where 100 was measured once it stopped).
-    if (progress.graph === "valid") await calibrate(message, deps);
+    // A bulk build made a new graph, which the list size measured on the old one may not suit
+    // (`pnpm bench rebuild`: recall@10 0.93 after 60k → 100k rows at the old size): measured
+    // again whatever its growth, for a cost (~15 s of a core at 100k) small beside the build's.
+    if (progress.graph === "valid") await calibrate(message, deps, progress.bulk);
     // None moved while some wait: another indexer holds them and carries on.
     if (progress.pending > 0 && progress.indexed > 0) await deps.send(nextTurn(message));
     return ack;
@@ -116,16 +119,21 @@ async function bestEffort(
 /**
  * Measures the candidate list size the graph needs when it has grown enough since the last
  * time (`calibrateEfSearch` decides on the graph's own size, so rows still in the backlog
- * neither trigger nor skew it). The check is one small read, plus a count of the graph's
+ * neither trigger nor skew it), or is a new graph (`newGraph`: a bulk build's). The check is one small read, plus a count of the graph's
  * vectors while the dataset has outgrown the due size and its graph has not yet. A failed
  * measurement is only logged: the indexing is done.
  */
-async function calibrate(message: VectorIndexMessage, deps: HandlerDeps): Promise<void> {
+async function calibrate(
+  message: VectorIndexMessage,
+  deps: HandlerDeps,
+  newGraph: boolean,
+): Promise<void> {
   try {
     // Its queries are embedded with the dataset's own model (the providers').
     const tuning = await calibrateEfSearch(
       { db: deps.db, projectId: message.projectId, providers: deps.providers },
       message.datasetId,
+      { rebuilt: newGraph },
     );
     if (tuning.measured) {
       log("info", "ef_search calibrated", { dataset: message.datasetId, ...tuning });
