@@ -53,6 +53,8 @@ async function writtenDataset(name: string) {
   return dataset.id;
 }
 
+const WORDS = ["comet", "lantern", "orchard", "granite", "violin", "meadow", "copper", "falcon"];
+
 function indexVectorsMessage(datasetId: string, extra: Record<string, unknown> = {}) {
   return { v: 1, kind: "index-vectors", projectId: project.projectId, datasetId, ...extra };
 }
@@ -78,8 +80,42 @@ describe("an index-vectors message for a large backlog", () => {
     expect(result.explicitAcks).toStrictEqual([id]);
     const after = await graphOf(datasetId);
     expect(after).toMatchObject({ graph_rows: 300, pending: 0, valid: true });
-    // A graph grown row by row is the same index; a bulk build dropped it and built a new one.
+    // A graph grown row by row is the same index; a bulk build built a new one beside it.
     expect(after?.graph_oid).not.toBe(before?.graph_oid);
+  });
+
+  it("measures a rebuilt graph's ef_search again, though it has not doubled", async () => {
+    const dataset = await createDataset(
+      project,
+      { name: "remeasured" },
+      { embeddingModel: "local/hash" },
+    );
+    const measuredRows = async () => {
+      const found = (await consumer.db.execute(
+        sql`SELECT ef_search_rows FROM datasets WHERE id = ${dataset.id}`,
+      )) as unknown as { rows: { ef_search_rows: number | null }[] };
+      return found.rows[0]?.ef_search_rows ?? null;
+    };
+    const writeAndBuild = async (first: number, count: number) => {
+      await upsertRows(project, dataset.id, {
+        document_id: `part-${first}`,
+        rows: Array.from({ length: count }, (_, i) => ({
+          data: {
+            text: `entry ${first + i}: the ${WORDS[(first + i) % WORDS.length]} by the harbor`,
+          },
+        })),
+      });
+      await consumer.db.execute(
+        sql`UPDATE rows SET created_at = created_at - interval '1 minute' WHERE dataset_id = ${dataset.id}`,
+      );
+      const { result } = await consumer.deliver("quarry-index", indexVectorsMessage(dataset.id));
+      expect(result.retryMessages).toStrictEqual([]);
+    };
+    await writeAndBuild(0, 1200); // the first graph, measured once it holds 1,000 vectors
+    expect(await measuredRows()).toBe(1200);
+    await writeAndBuild(1200, 700); // at least half the graph: rebuilt in bulk, 1,900 < 2 × 1,200
+    expect(await graphOf(dataset.id)).toMatchObject({ graph_rows: 1900, pending: 0, valid: true });
+    expect(await measuredRows()).toBe(1900);
   });
 
   it("builds under a stream of writes once the message has waited its longest", async () => {
