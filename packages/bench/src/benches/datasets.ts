@@ -7,6 +7,7 @@ import { startBenchTenant } from "../harness/bench-tenant.ts";
 import { measureSequential } from "../harness/concurrency.ts";
 import { explainAnalyze } from "../harness/explain.ts";
 import { fmt } from "../harness/report.ts";
+import { servedGeneration } from "../harness/served-generation.ts";
 import { round, startTimer, summarize } from "../harness/stats.ts";
 import { createTextCorpus } from "../harness/text-corpus.ts";
 import { waitForVectorIndex } from "../harness/vector-index-wait.ts";
@@ -180,11 +181,7 @@ async function explainE2(
 ) {
   const planning: number[] = [];
   const execution: number[] = [];
-  const served = await db.query<{ generation: number }>(
-    "SELECT graph_generation AS generation FROM datasets WHERE id = $1",
-    [dataset.id],
-  );
-  const graphGeneration = Number(served.rows[0]?.generation ?? 0);
+  const graphGeneration = await servedGeneration(db, dataset.id);
   for (let i = 0; i < EXPLAINS; i++) {
     const query = semanticRankingQuery(
       { ...dataset, dimensions: DIMENSIONS, embeddingModel: MODEL, graphGeneration },

@@ -9,6 +9,7 @@ import { explainAnalyze, type PlanSummary } from "../harness/explain.ts";
 import type { HttpClient, Reply } from "../harness/http.ts";
 import { type QuietDatabase, waitForQuietDatabase } from "../harness/quiet-database.ts";
 import { fmt } from "../harness/report.ts";
+import { servedGeneration } from "../harness/served-generation.ts";
 import { type TimedReply, timeSplit } from "../harness/server-timing.ts";
 import { perSecond, round, type Summary, startTimer, summarize } from "../harness/stats.ts";
 import { createTextCorpus } from "../harness/text-corpus.ts";
@@ -418,11 +419,7 @@ interface ServedGraph {
 }
 
 async function servedGraph(db: pg.Client, id: string, efSearch: number): Promise<ServedGraph> {
-  const found = await db.query<{ generation: number }>(
-    "SELECT graph_generation AS generation FROM datasets WHERE id = $1",
-    [id],
-  );
-  return { id, efSearch, graphGeneration: Number(found.rows[0]?.generation ?? 0) };
+  return { id, efSearch, graphGeneration: await servedGeneration(db, id) };
 }
 
 /** Exact top-10 by cosine distance: the materialized CTE keeps the vector index out. */

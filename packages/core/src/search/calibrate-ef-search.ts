@@ -163,7 +163,7 @@ export async function calibrateEfSearch(
   const samples = Number(state.samples);
   // Grown enough (or rebuilt: a new graph), or measured on phrases and now able to measure on
   // searches.
-  const grown = options.rebuilt && rows >= c.minRows ? true : rows >= due;
+  const grown = rows >= due || (options.rebuilt === true && rows >= c.minRows);
   if (!options.force && !grown && !samplesCallForCalibration(dataset, samples)) {
     return { measured: false, reason: "not_due", rows };
   }

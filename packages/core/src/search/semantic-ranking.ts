@@ -76,10 +76,10 @@ export class SemanticSearch {
     // `indexed_vectors` and `vector_backlog` are kept by triggers on `rows`: packages/db/README.md
     const graph = vectorExpression(this.dataset.dimensions, "v.embedding");
     // A bulk build's vectors, which no serving graph takes yet: ranked exactly, like the
-    // backlog's. Found through the generation's btree: nearly always none.
+    // backlog's.
     const newer = sql`SELECT v.row_id AS id, (${graph} <=> ${this.queryVector}) AS distance
       FROM indexed_vectors v`;
-    const ofNewer = sql`v.dataset_id = ${this.dataset.id} AND v.graph_generation > ${this.generation}`;
+    const ofNewer = newerVectors(this.dataset);
     // The backlog is ranked on its own copies of the embeddings (equal to the rows', kept so
     // by the same triggers): no TOAST fetch from `rows` per waiting row.
     const waiting = vectorExpression(this.dataset.dimensions, "b.embedding");
@@ -136,10 +136,6 @@ export class SemanticSearch {
     return servedVectors(this.dataset);
   }
 
-  get generation(): SQL {
-    return generationLiteral(this.dataset);
-  }
-
   /** Pure semantic ranking (alpha = 1) of the `topK` nearest rows. */
   rankSql(topK: number): SQL {
     return sql`WITH ${this.queryVectorCte()}
@@ -191,6 +187,15 @@ export class SemanticSearch {
  */
 export function servedVectors(dataset: Pick<DatasetRecord, "id" | "graphGeneration">): SQL {
   return sql`v.dataset_id = ${dataset.id} AND v.graph_generation <= ${generationLiteral(dataset)}`;
+}
+
+/**
+ * The predicate of the rest of the dataset's graph vectors (alias `v`): those a bulk build moved
+ * in for its next graph, of a newer generation than the serving one, which searches rank
+ * exactly until that graph serves. Found through the generation's btree: nearly always none.
+ */
+export function newerVectors(dataset: Pick<DatasetRecord, "id" | "graphGeneration">): SQL {
+  return sql`v.dataset_id = ${dataset.id} AND v.graph_generation > ${generationLiteral(dataset)}`;
 }
 
 /** The serving generation as a literal: an integer the database gave, checked as one. */

@@ -2,6 +2,7 @@ import type { Database } from "@quarry/db";
 import { sql } from "drizzle-orm";
 import type { DatasetRecord } from "../datasets/dataset-view.ts";
 import { queryRows } from "./query-rows.ts";
+import { newerVectors } from "./semantic-ranking.ts";
 import {
   foldPendingVectorRows,
   indexVectorBacklog,
@@ -309,9 +310,9 @@ export async function vectorGraphState(
 }
 
 /**
- * How many of a dataset's vectors a bulk build moved in for its next graph, which searches rank
- * exactly until that graph serves (0 but during a build, or after one cut short): found through
- * the generation's btree, so counting none costs next to nothing.
+ * How many of a dataset's vectors a bulk build moved in for its next graph (`newerVectors`),
+ * which searches rank exactly until that graph serves: 0 but during a build, or after one cut
+ * short, and counting none costs next to nothing.
  */
 export async function nextGraphRows(
   db: Database,
@@ -319,8 +320,7 @@ export async function nextGraphRows(
 ): Promise<number> {
   const [row] = await queryRows<{ rows: number | string }>(
     db,
-    sql`SELECT count(*)::int AS rows FROM indexed_vectors v
-        WHERE v.dataset_id = ${dataset.id} AND v.graph_generation > ${dataset.graphGeneration}::int`,
+    sql`SELECT count(*)::int AS rows FROM indexed_vectors v WHERE ${newerVectors(dataset)}`,
   );
   return Number(row?.rows ?? 0);
 }

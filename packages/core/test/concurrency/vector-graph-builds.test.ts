@@ -102,6 +102,15 @@ async function expectServedAlone(datasetId: string) {
   expect(await checkInvariants(suite.fresh, { datasetIds: [datasetId] })).toEqual([]);
 }
 
+/** Builds the dataset's next graph as a bulk build would, and goes no further (no serving). */
+async function buildNextGraph(datasetId: string) {
+  const [state] = await suite.fresh.sql<{ build_sql: string }>(
+    "SELECT build_sql FROM quarry_vector_graph_state($1)",
+    [datasetId],
+  );
+  await suite.fresh.sql(state!.build_sql);
+}
+
 /** Whether a `CREATE INDEX` runs on the dataset's partition. */
 async function buildUnderWay(datasetId: string) {
   const [row] = await suite.fresh.sql<{ building: boolean }>(
@@ -361,12 +370,8 @@ describe("a build cut short", () => {
   it("serves a graph built but not served, and drops the older ones left behind", async () => {
     const datasetId = await backloggedDataset("cut-after-build", 1200);
     await indexWith(datasetId, 1000); // bulk: generation 1
-    const [state] = await suite.fresh.sql<{ build_sql: string }>(
-      "SELECT build_sql FROM quarry_vector_graph_state($1)",
-      [datasetId],
-    );
     // The next generation's graph, built, and not served (its build's session ended there) …
-    await suite.fresh.sql(state!.build_sql);
+    await buildNextGraph(datasetId);
     // … and an older one that a build cut short after serving its own left behind.
     await suite.fresh.sql(
       `DO $$ BEGIN EXECUTE quarry_vector_graph_index_sql('${datasetId}', 384, 16, 64, false, 0); END $$`,
@@ -399,11 +404,7 @@ describe("a build cut short", () => {
     const datasetId = await backloggedDataset("cut-during-next", 1600);
     await indexWith(datasetId, 10_000, 400);
     await moveBacklogRows(suite.fresh.db, datasetId, 5000, 1);
-    const [state] = await suite.fresh.sql<{ build_sql: string }>(
-      "SELECT build_sql FROM quarry_vector_graph_state($1)",
-      [datasetId],
-    );
-    await suite.fresh.sql(state!.build_sql);
+    await buildNextGraph(datasetId);
     await suite.fresh.sql(
       `UPDATE pg_index SET indisvalid = false
        WHERE indexrelid = to_regclass(quote_ident(quarry_vector_graph_name($1, 1)))`,

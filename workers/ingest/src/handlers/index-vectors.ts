@@ -119,9 +119,9 @@ async function bestEffort(
 /**
  * Measures the candidate list size the graph needs when it has grown enough since the last
  * time (`calibrateEfSearch` decides on the graph's own size, so rows still in the backlog
- * neither trigger nor skew it), or is a new graph (`newGraph`: a bulk build's). The check is one small read, plus a count of the graph's
- * vectors while the dataset has outgrown the due size and its graph has not yet. A failed
- * measurement is only logged: the indexing is done.
+ * neither trigger nor skew it), or is a new graph (`newGraph`: a bulk build's). The check is
+ * one small read, plus a count of the graph's vectors while the dataset has outgrown the due
+ * size and its graph has not yet. A failed measurement is only logged: the indexing is done.
  */
 async function calibrate(
   message: VectorIndexMessage,
