@@ -23,6 +23,7 @@ import {
   pgvectorProblem,
   type ScratchDatabase,
 } from "../src/native-proxy/native-database.ts";
+import { SESSION_RESET_SQL } from "../src/native-proxy/session-pool.ts";
 import { backendMessage, backendMessages } from "../src/pg-server/protocol.ts";
 import { ReplyTracker } from "../src/pg-server/reply-tracker.ts";
 import { type Stack, startStack } from "../src/stack.ts";
@@ -268,13 +269,18 @@ describe.skipIf(!SERVER)(
       await pool.end();
     });
 
-    it("hands a session its client left idle to the next client, reset, and never one left mid-transaction", async () => {
-      // One client at a time, as a Worker's request opens and ends its own. Its own
-      // application_name makes a startup message that no other test's sessions share.
+    /**
+     * One client at a time through the proxy's WebSocket, as a Worker's request opens and ends
+     * its own; an `application_name` of the test's own makes a startup message that no other
+     * test's sessions share.
+     */
+    const connectionStringFor = (applicationName: string) => {
       const url = new URL(database.url);
-      url.searchParams.set("application_name", "pool_test");
-      const connectionString = url.toString();
-      const session = async <T>(work: (client: NeonClient) => Promise<T>): Promise<T> => {
+      url.searchParams.set("application_name", applicationName);
+      return url.toString();
+    };
+    const sessionsOn = (connectionString: string) => {
+      return async <T>(work: (client: NeonClient) => Promise<T>): Promise<T> => {
         const pool = new NeonPool({ connectionString, max: 1 });
         const client = await pool.connect();
         try {
@@ -284,24 +290,28 @@ describe.skipIf(!SERVER)(
           await pool.end();
         }
       };
-      const backendPid = async (client: NeonClient) =>
-        (await client.query<{ pid: number }>("SELECT pg_backend_pid() AS pid")).rows[0]?.pid;
-      // A session is back in the pool once the server has run its reset (it shows as idle
-      // after DISCARD ALL) and the proxy has read the reply (no reset in flight).
-      const backInPool = async (pid: number | undefined) => {
-        const reset = async () =>
-          (
-            await direct.query(
-              "SELECT 1 FROM pg_stat_activity WHERE pid = $1 AND state = 'idle' AND query = 'DISCARD ALL'",
-              [pid],
-            )
-          ).rowCount === 1;
-        for (let i = 0; i < 200 && !(await reset()); i++) await sleep(10);
-        for (let i = 0; i < 200 && proxy.sessionStats().resetting > 0; i++) await sleep(10);
-        expect(await reset()).toBe(true);
-        expect(proxy.sessionStats().resetting).toBe(0);
-      };
+    };
+    const backendPid = async (client: NeonClient) =>
+      (await client.query<{ pid: number }>("SELECT pg_backend_pid() AS pid")).rows[0]?.pid;
+    // A session is back in the pool once the server has run its reset (it shows as idle after
+    // it) and the proxy has read the reply (no reset in flight).
+    const backInPool = async (pid: number | undefined) => {
+      const reset = async () =>
+        (
+          await direct.query(
+            "SELECT 1 FROM pg_stat_activity WHERE pid = $1 AND state = 'idle' AND query = $2",
+            [pid, SESSION_RESET_SQL],
+          )
+        ).rowCount === 1;
+      for (let i = 0; i < 200 && !(await reset()); i++) await sleep(10);
+      for (let i = 0; i < 200 && proxy.sessionStats().resetting > 0; i++) await sleep(10);
+      expect(await reset()).toBe(true);
+      expect(proxy.sessionStats().resetting).toBe(0);
+    };
 
+    it("hands a session its client left idle to the next client, reset, and never one left mid-transaction", async () => {
+      const connectionString = connectionStringFor("pool_test");
+      const session = sessionsOn(connectionString);
       // Session state of every kind a client can leave behind.
       const first = await session(async (client) => {
         await client.query("SET statement_timeout = 4321");
@@ -358,6 +368,38 @@ describe.skipIf(!SERVER)(
         abandoned,
       ]);
       expect(rowCount).toBe(0);
+    });
+
+    it("keeps a backend's cached plans for the next client, as PgBouncer's transaction mode does", async () => {
+      const session = sessionsOn(connectionStringFor("plan_cache_test"));
+      // Plannings are counted by pg_stat_statements, which the test servers preload (as Neon).
+      await direct.query("CREATE EXTENSION IF NOT EXISTS pg_stat_statements");
+      await direct.query(`CREATE OR REPLACE FUNCTION plan_cache_probe() RETURNS int
+        LANGUAGE plpgsql AS $$ BEGIN RETURN (SELECT count(*)::int AS plan_cache_probe FROM items); END $$`);
+      const planned = async () =>
+        (
+          await direct.query<{ calls: number; plans: number }>(
+            `SELECT coalesce(sum(calls), 0)::int AS calls, coalesce(sum(plans), 0)::int AS plans
+             FROM pg_stat_statements WHERE query LIKE '%AS plan_cache_probe FROM items%'`,
+          )
+        ).rows[0];
+      // The statement inside the function, counted on its own and with its plannings.
+      const probe = (client: NeonClient) =>
+        client
+          .query("SET pg_stat_statements.track = 'all'")
+          .then(() => client.query("SET pg_stat_statements.track_planning = on"))
+          .then(() => client.query("SELECT plan_cache_probe()"))
+          .then(() => backendPid(client));
+      const before = await planned();
+      const first = await session(probe);
+      await backInPool(first);
+      const second = await session(probe);
+      expect(second).toBe(first);
+      const after = await planned();
+      // Two runs of the function's statement on one backend, planned once: DISCARD ALL (which
+      // holds DISCARD PLANS) between the two clients made it twice.
+      expect((after?.calls ?? 0) - (before?.calls ?? 0)).toBe(2);
+      expect((after?.plans ?? 0) - (before?.plans ?? 0)).toBe(1);
     });
 
     it("cuts and silences connections and requests on demand, as the PGlite server's faults do", async () => {
