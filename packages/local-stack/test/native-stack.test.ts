@@ -279,8 +279,9 @@ describe.skipIf(!SERVER)(
       url.searchParams.set("application_name", applicationName);
       return url.toString();
     };
-    const sessionsOn = (connectionString: string) => {
-      return async <T>(work: (client: NeonClient) => Promise<T>): Promise<T> => {
+    const sessionsOn =
+      (connectionString: string) =>
+      async <T>(work: (client: NeonClient) => Promise<T>): Promise<T> => {
         const pool = new NeonPool({ connectionString, max: 1 });
         const client = await pool.connect();
         try {
@@ -290,7 +291,6 @@ describe.skipIf(!SERVER)(
           await pool.end();
         }
       };
-    };
     const backendPid = async (client: NeonClient) =>
       (await client.query<{ pid: number }>("SELECT pg_backend_pid() AS pid")).rows[0]?.pid;
     // A session is back in the pool once the server has run its reset (it shows as idle after
@@ -384,12 +384,12 @@ describe.skipIf(!SERVER)(
           )
         ).rows[0];
       // The statement inside the function, counted on its own and with its plannings.
-      const probe = (client: NeonClient) =>
-        client
-          .query("SET pg_stat_statements.track = 'all'")
-          .then(() => client.query("SET pg_stat_statements.track_planning = on"))
-          .then(() => client.query("SELECT plan_cache_probe()"))
-          .then(() => backendPid(client));
+      const probe = async (client: NeonClient) => {
+        await client.query("SET pg_stat_statements.track = 'all'");
+        await client.query("SET pg_stat_statements.track_planning = on");
+        await client.query("SELECT plan_cache_probe()");
+        return backendPid(client);
+      };
       const before = await planned();
       const first = await session(probe);
       await backInPool(first);
