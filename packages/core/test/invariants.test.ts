@@ -59,10 +59,11 @@ describe("invariants", () => {
       );
       return Number(found[0]!.id);
     };
-    const [a0, a1, b0, c0] = [
+    const [a0, a1, b0, b1, c0] = [
       await rowOf("doc-a", 0),
       await rowOf("doc-a", 1),
       await rowOf("doc-b", 0),
+      await rowOf("doc-b", 1),
       await rowOf("doc-c", 0),
     ];
     const corruptions: [string, unknown[]][] = [
@@ -111,6 +112,8 @@ describe("invariants", () => {
       // a backlog count that no backlog change wrote (the delete above counted itself)
       ["INSERT INTO vector_backlog_counts VALUES ($1, 2)", [datasetId]],
       ["DELETE FROM documents WHERE dataset_id = $1 AND id = 'doc-c'", [datasetId]],
+      // a service key that no longer says what its column does (the filter tables follow it)
+      [`UPDATE rows SET metadata = metadata || '{"rowId": 1}' WHERE id = $1`, [b1]],
     ];
     for (const [text, params] of corruptions) await database.fresh.sql(text, params);
 
@@ -129,6 +132,7 @@ describe("invariants", () => {
       ["vector_backlog/indexed_vectors", "stale backlog", 1],
       ["vector_backlog_counts", "wrong", 1],
       ["documents", "rows without their document", 1],
+      ["rows (mirrored metadata)", "wrong", 1],
     ]);
     const lines = await checkInvariants(database.fresh, { datasetIds: [datasetId] });
     expect(lines).toContain(
@@ -149,6 +153,9 @@ describe("invariants", () => {
     );
     expect(lines).toContain(
       `documents rows without their document (1): 1 rows of document ${datasetId}/doc-c, which does not exist`,
+    );
+    expect(lines).toContain(
+      `rows (mirrored metadata) wrong (1): [${datasetId} ${b1}] row_key=1, document_key="doc-b", url_key=null, recomputed row_key=${b1}, document_key="doc-b", url_key=null`,
     );
     expect(await checkInvariants(database.fresh, { datasetIds: [clean] })).toEqual([]);
   });

@@ -5,6 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { compileFilter } from "../src/filter/compile-filter.ts";
 import {
   createDataset,
+  createDocument,
   deleteDataset,
   deleteDocument,
   deleteRow,
@@ -23,6 +24,7 @@ import {
   pageOfFewMatches,
   pageOfManyMatches,
 } from "../src/rows/filtered-page.ts";
+import { pageOfRowId } from "../src/rows/mirrored-key-page.ts";
 import { pageOfRows } from "../src/rows/unfiltered-page.ts";
 import { type FreshDatabase, freshDatabase } from "./support/database.ts";
 import { noFiles } from "./support/no-files.ts";
@@ -45,6 +47,13 @@ beforeAll(async () => {
 afterAll(() => fresh?.close());
 
 const all = { offset: 0, pageSize: 1000 };
+const noSources = {
+  fetchUrl: async () => {
+    throw new Error("no fetch");
+  },
+  files: noFiles,
+  enqueue: async () => {},
+};
 
 async function setup(name: string) {
   const { ctx } = await createTenant(db, name);
@@ -197,6 +206,23 @@ describe("the filter copy of row metadata and its terms", () => {
         rows: metadata.map((m, i) => ({ data: { text: `doc ${d} row ${i}` }, metadata: m })),
       });
     }
+    // Documents with a url, as E5 takes them (content, and the url it came from): two of one
+    // url (the general path answers it), one of its own (its documentId term does).
+    const url = "https://example.com/essay";
+    const note = "https://example.com/note";
+    for (const [id, from] of [
+      ["essay", url],
+      ["essay-again", url],
+      ["note", note],
+    ] as const) {
+      const content = `An essay ${id}. `.repeat(30);
+      await createDocument(
+        ctx,
+        datasetId,
+        { id, url: from, content, chunk_size: 100, chunk_overlap: 0 },
+        noSources,
+      );
+    }
     // Stored by hand, as a raw writer could: 7.0 is the number 7 to `@>`, and so to E6.
     await db.execute(sql`update rows set metadata = metadata || '{"score": 7.0}'
       where dataset_id = ${datasetId} and metadata ->> 'genre' = 'comedy'`);
@@ -233,9 +259,30 @@ describe("the filter copy of row metadata and its terms", () => {
       { $or: [{ draft: true }, { rating: { $gte: 4 } }] },
       { $and: [{ documentId: "doc-1" }, { genre: { $not: { $eq: "drama" } } }] },
       { genre: { $in: [] } },
+      // the keys that mirror a column, which have no terms (mirrored-key-page.ts)
+      { documentId: "essay" },
+      { documentId: { $eq: "doc-2" } },
+      { documentId: "nowhere" },
+      { documentId: 1 },
+      { url },
+      { url: { $eq: url } },
+      { url: note },
+      { url: "https://example.com/other" },
+      { url: true },
+      { url, documentId: "essay-again" },
     ];
     // A page after a row: the ninth row (document 1's second), or past every row.
     const ids = (await listRows(ctx, datasetId, all)).map((r) => r.id);
+    const [first, ninth] = [ids[0]!, ids[8]!];
+    filters.push(
+      { rowId: ninth },
+      { rowId: { $eq: first } },
+      { rowId: String(ninth) },
+      { rowId: ninth + 0.5 },
+      { rowId: false },
+      { rowId: 2 ** 60 },
+      { rowId: ninth, documentId: "doc-1" },
+    );
     const afters = [ids[8]!, ids.at(-1)!];
     let pagesWithRowsAfter = 0;
     for (const filter of [undefined, ...filters]) {
@@ -255,6 +302,16 @@ describe("the filter copy of row metadata and its terms", () => {
     }
     // Pages after the ninth row are not all empty, so the comparisons above compared rows.
     expect(pagesWithRowsAfter).toBeGreaterThan(filters.length / 2);
+    // The mirrored keys' filters found their rows: both essays' by url, one row by its id.
+    const byUrl = await listRows(ctx, datasetId, all, { url });
+    expect(new Set(byUrl.map((r) => r.document_id))).toEqual(new Set(["essay", "essay-again"]));
+    expect(byUrl.length).toBeGreaterThan(4);
+    const ofNote = await listRows(ctx, datasetId, all, { url: note });
+    expect(ofNote.length).toBeGreaterThan(2);
+    expect(ofNote.every((r) => r.document_id === "note")).toBe(true);
+    expect((await listRows(ctx, datasetId, all, { rowId: ninth })).map((r) => r.id)).toEqual([
+      ninth,
+    ]);
   });
 });
 
@@ -379,6 +436,21 @@ describe("E6 pages at 100k rows", () => {
         expect(large.map((n) => `${n["Node Type"]} ${n["Index Name"] ?? ""}`)).toEqual([]);
       }
       expect(readsOfRows(unfiltered)).toContainEqual({ node: "Index Scan rows_pkey", rows: 100 });
+    });
+
+    // (`{url}` reads its document's `documentId` term: the plan of the term test below.)
+    it(`reads the page of a rowId off the primary key alone (${statistics} statistics)`, async () => {
+      if (statistics === "with") await db.execute(sql`vacuum analyze`);
+      const [middle] = await query<{ id: number }>(
+        "select id::int as id from rows where dataset_id = $1 order by id offset 50000 limit 1",
+        [datasetId],
+      );
+      const filter = { rowId: middle!.id };
+      const onRows = compileFilter(filter, sql`${rows.metadata}`);
+      const page = { offset: 0, pageSize: 100 };
+      const nodes = await planOf(pageOfRowId(ctx, datasetId, middle!.id, onRows, page));
+      expect(nodes.map((n) => n["Node Type"])).not.toContain("Seq Scan");
+      expect(readsOfRows(nodes)).toEqual([{ node: "Index Scan rows_pkey", rows: 1 }]);
     });
 
     it(`skips to a deep unfiltered page over ids alone and reads only the page's rows whole (${statistics} statistics)`, async () => {

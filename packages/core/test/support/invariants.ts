@@ -64,6 +64,7 @@ export async function findDifferences(
     vectorBacklogAndGraph,
     vectorBacklogCounts,
     documentRowCounts,
+    mirroredMetadata,
   ];
   const found: Difference[] = [];
   for (const check of checks) found.push(...(await check(target, scope)));
@@ -340,6 +341,29 @@ export async function documentRowCounts(t: InvariantTarget, s: InvariantScope) {
     });
   }
   return differences;
+}
+
+/**
+ * The service keys that mirror a column (core rows/mirrored-key-page.ts): every row's `rowId`
+ * is its id, its `documentId` its document's id and its `url` its document's url (absent when
+ * the document has none). E6 answers a filter on them from those columns (migration 0028), so a
+ * row whose metadata said otherwise would be listed wrongly. Rows without their document are
+ * `documentRowCounts`' to report.
+ */
+export async function mirroredMetadata(t: InvariantTarget, s: InvariantScope) {
+  const ofDocumentRows = (select: string) => `SELECT r.dataset_id, r.id AS row_id, ${select}
+    FROM rows r JOIN documents d ON d.dataset_id = r.dataset_id AND d.id = r.document_id`;
+  return compareSets(t, s, {
+    structure: "rows (mirrored metadata)",
+    key: ["dataset_id", "row_id"],
+    values: ["row_key", "document_key", "url_key"],
+    maintained: ofDocumentRows(
+      "r.metadata -> 'rowId' AS row_key, r.metadata -> 'documentId' AS document_key, r.metadata -> 'url' AS url_key",
+    ),
+    recomputed: ofDocumentRows(
+      "to_jsonb(r.id) AS row_key, to_jsonb(r.document_id) AS document_key, to_jsonb(d.url) AS url_key",
+    ),
+  });
 }
 
 // --- machinery -----------------------------------------------------------------------------
