@@ -24,7 +24,7 @@ import {
   pageOfFewMatches,
   pageOfManyMatches,
 } from "../src/rows/filtered-page.ts";
-import { pageOfRowId } from "../src/rows/mirrored-key-page.ts";
+import { pageOfRowId } from "../src/rows/service-key-page.ts";
 import { pageOfRows } from "../src/rows/unfiltered-page.ts";
 import { type FreshDatabase, freshDatabase } from "./support/database.ts";
 import { noFiles } from "./support/no-files.ts";
@@ -259,7 +259,7 @@ describe("the filter copy of row metadata and its terms", () => {
       { $or: [{ draft: true }, { rating: { $gte: 4 } }] },
       { $and: [{ documentId: "doc-1" }, { genre: { $not: { $eq: "drama" } } }] },
       { genre: { $in: [] } },
-      // the keys that mirror a column, which have no terms (mirrored-key-page.ts)
+      // the service keys without terms (service-key-page.ts)
       { documentId: "essay" },
       { documentId: { $eq: "doc-2" } },
       { documentId: "nowhere" },
@@ -270,6 +270,9 @@ describe("the filter copy of row metadata and its terms", () => {
       { url: "https://example.com/other" },
       { url: true },
       { url, documentId: "essay-again" },
+      { chunk: 0 },
+      { chunk: { $eq: 2 } },
+      { chunk: "0" },
     ];
     // A page after a row: the ninth row (document 1's second), or past every row.
     const ids = (await listRows(ctx, datasetId, all)).map((r) => r.id);
@@ -306,6 +309,8 @@ describe("the filter copy of row metadata and its terms", () => {
     const byUrl = await listRows(ctx, datasetId, all, { url });
     expect(new Set(byUrl.map((r) => r.document_id))).toEqual(new Set(["essay", "essay-again"]));
     expect(byUrl.length).toBeGreaterThan(4);
+    const firsts = await listRows(ctx, datasetId, all, { chunk: 0 });
+    expect(firsts.map((r) => r.document_id)).toEqual(["essay", "essay-again", "note"]);
     const ofNote = await listRows(ctx, datasetId, all, { url: note });
     expect(ofNote.length).toBeGreaterThan(2);
     expect(ofNote.every((r) => r.document_id === "note")).toBe(true);

@@ -12,10 +12,10 @@ import {
   pageOfFewMatches,
   pageOfManyMatches,
 } from "./filtered-page.ts";
-import { isOnMirroredKey, pageOfMirroredKeyMatches } from "./mirrored-key-page.ts";
 import { embeddedColumn } from "./row-input.ts";
 import { type RowView, type RowViewSource, toRowView } from "./row-view.ts";
 import type { RowsPage } from "./rows-page.ts";
+import { hasNoTerms, pageOfServiceKeyMatches } from "./service-key-page.ts";
 import { pageOfRows } from "./unfiltered-page.ts";
 
 /**
@@ -23,8 +23,8 @@ import { pageOfRows } from "./unfiltered-page.ts";
  * metadata. Unfiltered pages take their ids from the (dataset_id, id) index of `rows`. A
  * filter never searches `rows` itself; only the page's rows are read from it, by id:
  * - a single equality (`{key: value}`, the common filter) reads the page off the term's
- *   range in `row_filter_terms`, already in id order (see `equality-page.ts`); `rowId` and
- *   `url`, which have no terms, from the id and the url's document (`mirrored-key-page.ts`);
+ *   range in `row_filter_terms`, already in id order (see `equality-page.ts`); the service
+ *   keys without terms (`rowId`, `url`, `chunk`) as `service-key-page.ts` says;
  * - any other filter runs over `row_filter_metadata`, the narrow copy of the rows' metadata
  *   (see `filtered-page.ts`): first the matching ids without an order, which a selective
  *   filter answers from the GIN index; when they are few, the page is cut from them. A broad
@@ -47,8 +47,8 @@ export async function listRows(
   const term = singleEquality(filter);
   if (term) {
     const onRows = compileFilter(filter, sql`${rows.metadata}`);
-    const paged = isOnMirroredKey(term)
-      ? await pageOfMirroredKeyMatches(ctx, dataset.id, term, onRows, page)
+    const paged = hasNoTerms(term)
+      ? await pageOfServiceKeyMatches(ctx, dataset.id, term, onRows, page)
       : await pageOfTermMatches(ctx, dataset.id, term, onRows, page);
     if (paged?.every((row) => row.matches)) return toViews(dataset, paged);
   }

@@ -6,18 +6,29 @@ import { rowViewColumns } from "./row-queries.ts";
 import { afterRow, type RowsPage } from "./rows-page.ts";
 
 /**
- * Two service keys hold a column's value (docs/api.md#service-metadata-keys): `rowId` is the
- * row's id and `url` its document's url. The service writes them on every row and users
- * cannot, so they have no terms in `row_filter_terms` (migration 0028: a `rowId` term's key is
- * unique, the dearest kind to write). A single equality on one of them is answered from the
- * column instead:
- * - `rowId`: the row of that id, off the primary key of `rows`;
- * - `url`: the rows of the url's document, off that document's `documentId` term (whose range
- *   is in id order). A url of several documents has no single term: the general path takes it.
- * As from `pageOfTermMatches`, each row comes with `matches`, the filter evaluated on the row.
- * Undefined when the general path must answer.
+ * Three service keys have no terms in `row_filter_terms` (migration 0028): `rowId`, `url` and
+ * `chunk` (docs/api.md#service-metadata-keys). The service writes them on every row and users
+ * cannot. Their terms were the dearest to write: a `rowId` term's key is unique and a `chunk`
+ * term's is one per document, so each went to a place of its own in the terms' primary key.
+ * A single equality on one of them is answered without terms:
+ * - `rowId` is the row's id: that row, off the primary key of `rows`;
+ * - `url` is its document's url: the rows of the url's document, off that document's
+ *   `documentId` term (in id order). A url of several documents takes the general path;
+ * - `chunk` matches a row of each document at most: the general path, whose match set the copy's
+ *   GIN index finds.
  */
-export async function pageOfMirroredKeyMatches(
+const KEYS_WITHOUT_TERMS: ReadonlySet<string> = new Set(["rowId", "url", "chunk"]);
+
+/** Whether a single equality's key has no terms, so that `pageOfServiceKeyMatches` answers. */
+export function hasNoTerms(term: Equality): boolean {
+  return KEYS_WITHOUT_TERMS.has(term.key);
+}
+
+/**
+ * A page of a single equality on a key without terms, as `pageOfTermMatches` gives it (each row
+ * with `matches`, the filter evaluated on the row); undefined when the general path answers.
+ */
+export async function pageOfServiceKeyMatches(
   ctx: ProjectContext,
   datasetId: string,
   term: Equality,
@@ -36,11 +47,6 @@ export async function pageOfMirroredKeyMatches(
   if (ofUrl.length === 0) return [];
   const document = { key: "documentId", value: (ofUrl[0] as { id: string }).id };
   return pageOfTermMatches(ctx, datasetId, document, filterOnRows, page);
-}
-
-/** Whether `pageOfMirroredKeyMatches` is the path of a single equality. */
-export function isOnMirroredKey(term: Equality): boolean {
-  return term.key === "rowId" || term.key === "url";
 }
 
 /** `{rowId: n}`: one row at most; another type of value (`"7"`, `7.5`) matches nothing. */
