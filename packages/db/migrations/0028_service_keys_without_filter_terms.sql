@@ -6,7 +6,7 @@
 -- were three of a CSV row's five and the dearest to write: a `rowId` term's key is unique and a
 -- `chunk` term's one per document, so each went to a place of its own in the terms' primary
 -- key. A 500-row insert's terms, with all five against without these three (native PostgreSQL
--- 15, 2026-12-02): 12.4–13.4 ms against 8.4–8.9 without `rowId` and `url`, and 9.0 against 6.1
+-- 15, 2026-12-02): 12.4–14.3 ms against 8.4–8.9 without `rowId` and `url`, and 9.0 against 6.1
 -- without `chunk` as well. `documentId` keeps its terms: its range, in id order, is what a
 -- large document's page is read from whatever the statistics say; read from
 -- `rows_dataset_document_idx` instead, planned on an estimate of a few rows, the document was

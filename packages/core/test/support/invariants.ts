@@ -346,8 +346,8 @@ export async function documentRowCounts(t: InvariantTarget, s: InvariantScope) {
 /**
  * The service keys that hold a column's value (core rows/service-key-page.ts): every row's `rowId`
  * is its id, its `documentId` its document's id and its `url` its document's url (absent when
- * the document has none). E6 answers a filter on them from those columns (migration 0028), so a
- * row whose metadata said otherwise would be listed wrongly. Rows without their document are
+ * the document has none). E6 answers `rowId` and `url` from those columns, not from terms
+ * (migration 0028), so a row whose metadata said otherwise would be listed wrongly. Rows without their document are
  * `documentRowCounts`' to report.
  */
 export async function mirroredMetadata(t: InvariantTarget, s: InvariantScope) {
