@@ -37,6 +37,18 @@ export interface Maintenance {
   stop(): Promise<void>;
 }
 
+/**
+ * Live rows from which a table whose statistics record pages but no rows is analyzed even
+ * under traffic. The planner scales a table's recorded rows per page by its current size, so
+ * statistics taken of a page with no live rows (a queue just emptied: `vector_backlog` after
+ * the first uploads' vectors joined the graph) call it empty however much it then grows, until
+ * the next ANALYZE, which under a bulk load only came once the load was over. Meanwhile each
+ * join to it was planned for one row: the vector indexer's move, planned so, took 26 s per 200
+ * rows of a 41k-row backlog. One ANALYZE (a sample of at most 30k rows) corrects the density,
+ * and from then on the estimate follows the table's size.
+ */
+const COUNTED_EMPTY_MIN_ROWS = 500;
+
 // Postgres's own autovacuum defaults (autovacuum_*_threshold and *_scale_factor). A
 // partitioned table (`indexed_vectors`, one partition per dataset) is left out, as autovacuum
 // leaves it: its partitions are tables of their own here, and ANALYZE of the parent, which
@@ -47,6 +59,8 @@ const DUE_TASKS = `
            OR s.n_mod_since_analyze > 50 + 0.1 * greatest(c.reltuples, 0) AS analyze,
          s.n_dead_tup > 50 + 0.2 * greatest(c.reltuples, 0) AS dead,
          s.n_ins_since_vacuum > 1000 + 0.2 * greatest(c.reltuples, 0) AS inserted,
+         c.reltuples = 0 AND c.relpages > 0 AND s.n_live_tup > ${COUNTED_EMPTY_MIN_ROWS}
+           AS counted_empty,
          pg_total_relation_size(s.relid)::float8 AS bytes
   FROM pg_stat_user_tables s JOIN pg_class c ON c.oid = s.relid
   WHERE s.schemaname = 'public' AND c.relkind <> 'p'
@@ -59,6 +73,8 @@ interface DueTask {
   dead: boolean;
   /** vacuum due for rows inserted since the last one (to set the visibility map) */
   inserted: boolean;
+  /** statistics of no rows on pages that now hold many (`COUNTED_EMPTY_MIN_ROWS`) */
+  counted_empty: boolean;
   bytes: number;
 }
 
@@ -91,7 +107,8 @@ export function startEmbeddedMaintenance(
   }
 
   /**
-   * `busy`: only dead versions of small tables are reclaimed (a plain VACUUM, milliseconds);
+   * `busy`: only dead versions of small tables are reclaimed (a plain VACUUM, milliseconds),
+   * and statistics that call a table empty are corrected (`COUNTED_EMPTY_MIN_ROWS`); other
    * statistics and insert-driven vacuums wait for idleness, as they did before, so a bulk
    * load is not interrupted to re-analyze the tables it is filling.
    */
@@ -111,8 +128,10 @@ export function startEmbeddedMaintenance(
       if (stopped || !shouldContinue()) break;
       const statement = busy
         ? task.dead && task.bytes <= busyMaxBytes
-          ? `VACUUM ${task.name}`
-          : undefined
+          ? `VACUUM ${task.name}` // which counts the rows too
+          : task.counted_empty
+            ? `ANALYZE ${task.name}`
+            : undefined
         : task.dead || task.inserted
           ? `VACUUM (ANALYZE) ${task.name}`
           : task.analyze

@@ -181,6 +181,8 @@ async function openEmbedded(
   const pg = await startPgServer(database, {
     host: "127.0.0.1",
     ...(serverLog ? { log: serverLog } : {}),
+    // Every request waits while one client holds the one session: a long turn is logged.
+    longTurns: { log },
   });
   const maintenance = startEmbeddedMaintenance(database, { log });
   return {

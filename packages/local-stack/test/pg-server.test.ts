@@ -441,6 +441,55 @@ describe("idle in transaction", () => {
   });
 });
 
+describe("long turns on the session", () => {
+  it("reports a turn that held the session long, with its slowest statement, and no quick one", async () => {
+    const lines: string[] = [];
+    const watched = await startPgServer(db, {
+      longTurns: { thresholdMs: 200, stillHeldMs: 60_000, log: (line) => lines.push(line) },
+    });
+    try {
+      const client = await pgClient(watched);
+      await client.query("SELECT 1");
+      await client.query("BEGIN");
+      await client.query("SELECT pg_sleep(0.25)");
+      await client.query("SELECT $1::int AS quick", [2]);
+      await client.query("COMMIT");
+      await client.end();
+      expect(lines).toHaveLength(1);
+      expect(lines[0]).toMatch(
+        /^\[session\] connection #\d+ held the session \d+ ms \(\d+ messages\); slowest message \d+ ms: SELECT pg_sleep\(0\.25\)$/,
+      );
+    } finally {
+      await watched.close();
+    }
+  });
+
+  it("reports a turn while it lasts, with the statement it ran latest", async () => {
+    const lines: string[] = [];
+    const watched = await startPgServer(db, {
+      longTurns: { thresholdMs: 60_000, stillHeldMs: 200, log: (line) => lines.push(line) },
+    });
+    try {
+      const client = await pgClient(watched);
+      await client.query("BEGIN");
+      await client.query("SELECT 'holding' AS state");
+      await sleep(500);
+      expect(lines.length).toBeGreaterThanOrEqual(1);
+      expect(lines[0]).toMatch(
+        /^\[session\] connection #\d+ has held the session \d+ ms so far \(\d+ messages\); latest statement: SELECT 'holding' AS state$/,
+      );
+      await client.query("COMMIT");
+      await client.end();
+      // Once it ended, nothing more.
+      const reported = lines.length;
+      await sleep(300);
+      expect(lines).toHaveLength(reported);
+    } finally {
+      await watched.close();
+    }
+  });
+});
+
 describe("fault injection (test-only connection cuts)", () => {
   async function doomedClient() {
     const client = await pgClient();

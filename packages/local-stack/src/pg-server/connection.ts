@@ -1,6 +1,7 @@
 import type { PGlite } from "@electric-sql/pglite";
 import type { FaultPolicy } from "./faults.ts";
 import { FrontendFramer, type FrontendMessage, ProtocolError } from "./framer.ts";
+import { type LongTurn, type LongTurnReporter, statementOf } from "./long-turns.ts";
 import {
   copyFailMessage,
   errorResponse,
@@ -23,6 +24,8 @@ export interface PgConnectionOptions {
   onClosed: (connection: PgConnection) => void;
   /** injected faults: connections to cut, connections to silence */
   faults?: { cut: FaultPolicy; silence: FaultPolicy };
+  /** reports turns on the session that took long */
+  longTurns?: LongTurnReporter;
 }
 
 // Single byte 'N': "no SSL / no GSS encryption here, carry on in plaintext".
@@ -56,6 +59,10 @@ export class PgConnection implements TransportSink {
   private silenced = false;
   /** True once we sent PGlite anything since acquiring the lock. */
   private touchedSession = false;
+  /** This connection's current turn on the session, timed for `longTurns`. */
+  private turn: LongTurn | undefined;
+  /** The SQL of the last Parse or Query message, which the messages after it run. */
+  private statement: string | undefined;
   private idleTimer: NodeJS.Timeout | undefined;
   private resolveClosed!: () => void;
 
@@ -168,7 +175,10 @@ export class PgConnection implements TransportSink {
     const granted = await lock.acquire(this);
     if (!granted || this.closing) return;
     this.touchedSession = true;
-    await this.exec(bytes, (data) => transport.write(data));
+    this.turn ??= this.opts.longTurns?.begin(`connection #${this.id}`);
+    this.statement = statementOf(bytes) ?? this.statement;
+    const run = () => this.exec(bytes, (data) => transport.write(data));
+    await (this.turn ? this.turn.message(this.statement, run) : run());
     // ReadyForQuery only ends the reply to Sync, Query, CopyDone/Fail or startup.
     // 'I' means the session is back to neutral and can serve someone else; 'T'/'E'
     // (in a transaction) or no ReadyForQuery at all (between Parse/Bind/Execute and
@@ -190,6 +200,8 @@ export class PgConnection implements TransportSink {
 
   private releaseSession(): void {
     this.touchedSession = false;
+    this.turn?.end();
+    this.turn = undefined;
     this.opts.lock.release(this);
   }
 

@@ -2,6 +2,7 @@ import type { ServerResponse } from "node:http";
 import type { PGlite } from "@electric-sql/pglite";
 import { PgConnection } from "./connection.ts";
 import { FaultPolicy, faultSwitches, type PgServerFaults } from "./faults.ts";
+import { type LongTurnOptions, LongTurnReporter } from "./long-turns.ts";
 import { type SessionLock, sessionLockFor } from "./session-lock.ts";
 import { sqlOverHttp } from "./sql-over-http.ts";
 import { listenTcp } from "./tcp-listener.ts";
@@ -23,6 +24,8 @@ export interface PgServerOptions {
   idleInTransactionMs?: number;
   /** Debug log sink. Silent by default. */
   log?: (msg: string) => void;
+  /** Reports turns on the session that took long (long-turns.ts); none by default. */
+  longTurns?: LongTurnOptions;
 }
 
 export interface PgServer {
@@ -53,6 +56,7 @@ export async function startPgServer(db: PGlite, opts: PgServerOptions = {}): Pro
   const connections = new Set<PgConnection>();
   const faultPolicy = { cut: new FaultPolicy(), silence: new FaultPolicy() };
   const httpRequests = new Set<ServerResponse>();
+  const longTurns = opts.longTurns ? new LongTurnReporter(opts.longTurns) : undefined;
   let shuttingDown = false;
 
   const accept = (transport: Transport): TransportSink => {
@@ -64,6 +68,7 @@ export async function startPgServer(db: PGlite, opts: PgServerOptions = {}): Pro
       log,
       onClosed: (c) => connections.delete(c),
       faults: faultPolicy,
+      ...(longTurns ? { longTurns } : {}),
     });
     connections.add(connection);
     // Accepted in the gap between close() starting and the listener stopping.
@@ -85,6 +90,7 @@ export async function startPgServer(db: PGlite, opts: PgServerOptions = {}): Pro
           faults: faultPolicy,
           log,
           inFlight: httpRequests,
+          ...(longTurns ? { longTurns } : {}),
         }),
       ),
     );

@@ -13,6 +13,7 @@ export const PROTOCOL_MAJOR_3 = 3;
 
 /** Frontend (client → server) message type bytes we care about. */
 export const MSG_QUERY = 0x51; // 'Q'
+export const MSG_PARSE = 0x50; // 'P'
 export const MSG_SYNC = 0x53; // 'S'
 export const MSG_TERMINATE = 0x58; // 'X'
 export const MSG_COPY_FAIL = 0x66; // 'f'

@@ -17,6 +17,7 @@ import {
   pgErrorFields,
   transactionControlRefusal,
 } from "../neon-sql-over-http.ts";
+import type { LongTurnReporter } from "./long-turns.ts";
 import { extendedQueryMessages } from "./protocol.ts";
 import type { SessionLock } from "./session-lock.ts";
 
@@ -29,10 +30,11 @@ import type { SessionLock } from "./session-lock.ts";
 export interface SqlOverHttpOptions extends NeonSqlEndpointShared {
   db: PGlite;
   lock: SessionLock<unknown>;
+  longTurns?: LongTurnReporter;
 }
 
 export function sqlOverHttp(options: SqlOverHttpOptions) {
-  const { db, lock, ...shared } = options;
+  const { db, lock, longTurns, ...shared } = options;
   return neonSqlEndpoint({
     ...shared,
     label: "pg-server",
@@ -40,17 +42,20 @@ export function sqlOverHttp(options: SqlOverHttpOptions) {
       const owner = {};
       const granted = await lock.acquire(owner);
       if (!granted) return undefined;
+      const turn = longTurns?.begin("an SQL-over-HTTP statement");
       try {
         // The client may have gone while we waited for the session: do not run its statement.
         if (left.aborted) return undefined;
         // The raw-stream entry point, as the wire connections use it: PGlite's parsed
         // `execProtocol` keeps a stream callback of theirs that would swallow this reply.
         const chunks: Uint8Array[] = [];
-        await db.runExclusive(() =>
-          db.execProtocolRawStream(extendedQueryMessages(statement.query, statement.params), {
-            onRawData: (data) => chunks.push(Uint8Array.from(data)),
-          }),
-        );
+        const run = () =>
+          db.runExclusive(() =>
+            db.execProtocolRawStream(extendedQueryMessages(statement.query, statement.params), {
+              onRawData: (data) => chunks.push(Uint8Array.from(data)),
+            }),
+          );
+        await (turn ? turn.message(statement.query, run) : run());
         const messages = parseBackendMessages(Buffer.concat(chunks));
         if (db.isInTransaction()) {
           // BEGIN alone: the session must not stay in a transaction nobody will end.
@@ -64,6 +69,7 @@ export function sqlOverHttp(options: SqlOverHttpOptions) {
           ...fromCommandTag(messages.commandTag ?? ""),
         });
       } finally {
+        turn?.end();
         lock.release(owner);
       }
     },
