@@ -7,6 +7,7 @@ import {
   deleteRow,
   documentFilteredSearch,
   indexVectorBacklog,
+  nextMoveRows,
   pendingVectorRows,
   searchRows,
   updateRow,
@@ -194,5 +195,49 @@ describe("the vector backlog", () => {
     expect(await backlogCounts(id)).toEqual([2]);
     await deleteDataset(ctx, id, noFiles);
     expect(await backlogCounts(id)).toEqual([]);
+  });
+
+  it("sizes each move by how long the one before it took", async () => {
+    const { ctx } = await createTenant(database.db, "backlog-pace");
+    const { id } = await createDataset(
+      ctx,
+      { name: "p", dimensions: 16 },
+      { embeddingModel: "local/hash" },
+    );
+    const rows = (from: number, n: number) =>
+      Array.from({ length: n }, (_, i) => ({ data: { text: text(from + i) } }));
+    await upsertRows(ctx, id, { document_id: "slow", rows: rows(0, 100) });
+    await upsertRows(ctx, id, { document_id: "quick", rows: rows(100, 100) });
+
+    // A clock on which every move takes a second: after the first move (50 rows) each moves
+    // the fewest rows (10), so 100 rows take 6 moves. A move reads the clock as it starts and
+    // as it ends, unless it found fewer rows than it asked for, which ends the call.
+    let reads = 0;
+    const slowClock = () => 1000 * reads++;
+    expect(await indexVectorBacklog(database.db, id, 100, slowClock)).toEqual({
+      indexed: 100,
+      pending: 100,
+    });
+    expect(reads).toBe(2 * 6);
+    // One on which moves take no time: the second move may take twice the first one's rows
+    // (100), and finds the 50 left, which ends the call.
+    reads = 0;
+    const quickClock = () => (reads++, 0);
+    expect(await indexVectorBacklog(database.db, id, 200, quickClock)).toEqual({
+      indexed: 100,
+      pending: 0,
+    });
+    expect(reads).toBe(2 + 1);
+    await expectVectorsConsistent(id);
+  });
+
+  it("paces moves to the target time, within bounds", () => {
+    // 50 rows in 500 ms: 100 ms per 10 rows, so 20 rows in 200 ms.
+    expect(nextMoveRows(50, 500)).toBe(20);
+    expect(nextMoveRows(50, 5000)).toBe(10);
+    // Quick moves grow at most twofold, and to 500 rows at most.
+    expect(nextMoveRows(50, 10)).toBe(100);
+    expect(nextMoveRows(400, 1)).toBe(500);
+    expect(nextMoveRows(100, 200)).toBe(100);
   });
 });

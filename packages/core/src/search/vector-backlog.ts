@@ -4,11 +4,31 @@ import { queryRows } from "./query-rows.ts";
 import type { GraphBuildSession } from "./vector-graph-builds.ts";
 
 /**
- * Rows moved from the backlog into the graph per statement. Each statement holds the embedded
- * database (one session) for its whole run, ~3 ms per row there: 200 rows keep other requests'
- * wait under a second.
+ * How long one move statement should take. Each holds the locks of the rows it moves, and on
+ * the embedded database the one session, which every other request waits for: an API request
+ * of three statements waits for up to three moves. The rows that fit vary with the machine and
+ * the graph (an HNSW insert grows with it: ~1 ms a row on native PostgreSQL, 6–9 ms on PGlite
+ * at 40k rows on a slow day), so each move is sized by the last one's time, not by a count:
+ * 200 rows a move held PGlite 1.2–1.9 s, and `/health` took up to 5 s while a graph grew.
  */
-export const VECTOR_INDEX_BATCH = 200;
+export const VECTOR_MOVE_TARGET_MS = 200;
+
+/** Rows in a call's first move, before any has been timed. */
+export const VECTOR_MOVE_FIRST_ROWS = 50;
+
+/** Bounds of a move's rows: statements of a few rows pay their fixed cost over and over. */
+export const VECTOR_MOVE_MIN_ROWS = 10;
+export const VECTOR_MOVE_MAX_ROWS = 500;
+
+/**
+ * The rows of the next move, after one of `rows` took `ms`: as many as `VECTOR_MOVE_TARGET_MS`
+ * would take at that pace, at most twice as many as before (one quick move, its rows' pages
+ * cached, does not set a pace for ten times as many), within the bounds.
+ */
+export function nextMoveRows(rows: number, ms: number): number {
+  const atPace = Math.round((rows * VECTOR_MOVE_TARGET_MS) / Math.max(ms, 1));
+  return Math.max(VECTOR_MOVE_MIN_ROWS, Math.min(VECTOR_MOVE_MAX_ROWS, 2 * rows, atPace));
+}
 
 export interface VectorIndexProgress {
   /** rows moved into the dataset's graph by this call */
@@ -19,9 +39,10 @@ export interface VectorIndexProgress {
 
 /**
  * Moves up to `maxRows` of a dataset's backlog into its HNSW graph, oldest rows first, in
- * statements of `VECTOR_INDEX_BATCH` rows. Each statement takes its rows off the backlog and
- * copies their current embeddings into `indexed_vectors` at once, so a crash between
- * statements loses nothing and a repeated or concurrent call moves nothing twice.
+ * statements of about `VECTOR_MOVE_TARGET_MS` each, timed by `clock` (`nextMoveRows`). Each
+ * statement takes its rows off the backlog and copies their current embeddings into
+ * `indexed_vectors` at once, so a crash between statements loses nothing and a repeated or
+ * concurrent call moves nothing twice.
  *
  * Exact under concurrent writers (packages/db/CONCURRENCY.md): the statement locks each row it moves
  * (`FOR SHARE OF r`), so an update or delete of that row waits until the move commits and its
@@ -34,13 +55,17 @@ export async function indexVectorBacklog(
   db: Database,
   datasetId: string,
   maxRows: number,
+  clock: () => number = Date.now,
 ): Promise<VectorIndexProgress> {
   let indexed = 0;
+  let rows = VECTOR_MOVE_FIRST_ROWS;
   while (indexed < maxRows) {
-    const take = Math.min(VECTOR_INDEX_BATCH, maxRows - indexed);
+    const take = Math.min(rows, maxRows - indexed);
+    const started = clock();
     const moved = await moveBacklogRows(db, datasetId, take);
     indexed += moved.taken;
     if (moved.picked < take) break;
+    rows = nextMoveRows(take, clock() - started);
   }
   if (indexed > 0) await analyzeNewGraph(db, datasetId);
   return { indexed, pending: await foldPendingVectorRows(db, datasetId) };
