@@ -222,7 +222,10 @@ describe("the vector backlog", () => {
     // One on which moves take no time: the second move may take twice the first one's rows
     // (100), and finds the 50 left, which ends the call.
     reads = 0;
-    const quickClock = () => (reads++, 0);
+    const quickClock = () => {
+      reads++;
+      return 0;
+    };
     expect(await indexVectorBacklog(database.db, id, 200, quickClock)).toEqual({
       indexed: 100,
       pending: 0,
