@@ -1,12 +1,14 @@
 import { sql } from "drizzle-orm";
 import { describe, expect, it } from "vitest";
 import {
+  type BacklogMove,
   createDataset,
   deleteDataset,
   deleteDocument,
   deleteRow,
   documentFilteredSearch,
   indexVectorBacklog,
+  moveBacklogRows,
   nextMoveRows,
   pendingVectorRows,
   searchRows,
@@ -209,28 +211,35 @@ describe("the vector backlog", () => {
     await upsertRows(ctx, id, { document_id: "slow", rows: rows(0, 100) });
     await upsertRows(ctx, id, { document_id: "quick", rows: rows(100, 100) });
 
-    // A clock on which every move takes a second: after the first move (50 rows) each moves
-    // the fewest rows (10), so 100 rows take 6 moves. A move reads the clock as it starts and
-    // as it ends, unless it found fewer rows than it asked for, which ends the call.
-    let reads = 0;
-    const slowClock = () => 1000 * reads++;
-    expect(await indexVectorBacklog(database.db, id, 100, slowClock)).toEqual({
+    // Every move taking a second: after the first (50 rows) each moves the fewest rows (10),
+    // so 100 rows take 6 moves.
+    const slow: number[] = [];
+    const second = (move: BacklogMove) => {
+      slow.push(move.taken);
+      return 1000;
+    };
+    expect(await indexVectorBacklog(database.db, id, 100, second)).toEqual({
       indexed: 100,
       pending: 100,
     });
-    expect(reads).toBe(2 * 6);
-    // One on which moves take no time: the second move may take twice the first one's rows
-    // (100), and finds the 50 left, which ends the call.
-    reads = 0;
-    const quickClock = () => {
-      reads++;
+    expect(slow).toEqual([50, 10, 10, 10, 10, 10]);
+    // Moves taking no time: the second may take twice the first one's rows (100), and finds
+    // the 50 left, which ends the call.
+    const quick: number[] = [];
+    const instant = (move: BacklogMove) => {
+      quick.push(move.taken);
       return 0;
     };
-    expect(await indexVectorBacklog(database.db, id, 200, quickClock)).toEqual({
+    expect(await indexVectorBacklog(database.db, id, 200, instant)).toEqual({
       indexed: 100,
       pending: 0,
     });
-    expect(reads).toBe(2 + 1);
+    expect(quick).toEqual([50]);
+    // By default a move is timed by the database: its statement's own time.
+    await upsertRows(ctx, id, { document_id: "timed", rows: rows(200, 5) });
+    const timed = await moveBacklogRows(database.db, id, 5);
+    expect(timed).toMatchObject({ picked: 5, taken: 5 });
+    expect(timed.ms).toBeGreaterThan(0);
     await expectVectorsConsistent(id);
   });
 

@@ -39,7 +39,10 @@ export interface VectorIndexProgress {
 
 /**
  * Moves up to `maxRows` of a dataset's backlog into its HNSW graph, oldest rows first, in
- * statements of about `VECTOR_MOVE_TARGET_MS` each, timed by `clock` (`nextMoveRows`). Each
+ * statements of about `VECTOR_MOVE_TARGET_MS` each (`nextMoveRows`), timed by the database: a
+ * move that waited for a connection or for PGlite's session first did not itself take longer,
+ * and timed by the caller it would shrink the next one for it. `timeOf` reads a move's time
+ * (tests give their own). Each
  * statement takes its rows off the backlog and copies their current embeddings into
  * `indexed_vectors` at once, so a crash between statements loses nothing and a repeated or
  * concurrent call moves nothing twice.
@@ -55,17 +58,16 @@ export async function indexVectorBacklog(
   db: Database,
   datasetId: string,
   maxRows: number,
-  clock: () => number = Date.now,
+  timeOf: (move: BacklogMove) => number = (move) => move.ms,
 ): Promise<VectorIndexProgress> {
   let indexed = 0;
   let rows = VECTOR_MOVE_FIRST_ROWS;
   while (indexed < maxRows) {
     const take = Math.min(rows, maxRows - indexed);
-    const started = clock();
     const moved = await moveBacklogRows(db, datasetId, take);
     indexed += moved.taken;
     if (moved.picked < take) break;
-    rows = nextMoveRows(take, clock() - started);
+    rows = nextMoveRows(take, timeOf(moved));
   }
   if (indexed > 0) await analyzeNewGraph(db, datasetId);
   return { indexed, pending: await foldPendingVectorRows(db, datasetId) };
@@ -88,6 +90,17 @@ export async function reclaimVectorBacklog(session: GraphBuildSession): Promise<
   await session.execute("VACUUM (SKIP_LOCKED, TRUNCATE false) vector_backlog");
 }
 
+/** What one move did: rows locked (`picked`), taken off the backlog, and its own duration. */
+export interface BacklogMove {
+  picked: number;
+  taken: number;
+  /**
+   * the statement's time in the database, from its start to its end (not the time it waited
+   * for a connection, or for the embedded database's one session, before it started)
+   */
+  ms: number;
+}
+
 /**
  * One statement of `indexVectorBacklog`: takes up to `take` of the dataset's oldest backlog rows
  * that nobody else holds off the backlog and copies their rows' current embeddings into the
@@ -101,7 +114,7 @@ export async function moveBacklogRows(
   datasetId: string,
   take: number,
   generation?: number,
-): Promise<{ picked: number; taken: number }> {
+): Promise<BacklogMove> {
   // Read in the statement's snapshot. A build that serves its graph meanwhile loses nothing: its
   // graph takes the older generations' vectors too.
   // The picked entries are deleted by their tuple ids (a TID scan, whatever the statistics say),
@@ -113,7 +126,7 @@ export async function moveBacklogRows(
     generation === undefined
       ? sql`coalesce((SELECT d.graph_generation FROM datasets d WHERE d.id = ${datasetId}), 0)`
       : sql`${generation}::int`;
-  const [moved] = await queryRows<{ picked: number; taken: number }>(
+  const [moved] = await queryRows<{ picked: number; taken: number; ms: number }>(
     db,
     sql`WITH picked AS MATERIALIZED (
         SELECT b.ctid AS backlog_tid, b.row_id, r.embedding
@@ -135,11 +148,18 @@ export async function moveBacklogRows(
           SET embedding = excluded.embedding, graph_generation = excluded.graph_generation
         RETURNING 1
       )
-      SELECT (SELECT count(*) FROM picked)::int AS picked,
-             (SELECT count(*) FROM taken)::int AS taken,
-             (SELECT count(*) FROM copied)::int AS copied`,
+      SELECT counts.*,
+             (1000 * extract(epoch FROM clock_timestamp() - statement_timestamp()))::float8 AS ms
+      FROM (SELECT (SELECT count(*) FROM picked)::int AS picked,
+                   (SELECT count(*) FROM taken)::int AS taken,
+                   (SELECT count(*) FROM copied)::int AS copied
+            OFFSET 0) counts`,
   );
-  return { picked: Number(moved?.picked ?? 0), taken: Number(moved?.taken ?? 0) };
+  return {
+    picked: Number(moved?.picked ?? 0),
+    taken: Number(moved?.taken ?? 0),
+    ms: Number(moved?.ms ?? 0),
+  };
 }
 
 /**
