@@ -211,8 +211,8 @@ describe("the vector backlog", () => {
     await upsertRows(ctx, id, { document_id: "slow", rows: rows(0, 100) });
     await upsertRows(ctx, id, { document_id: "quick", rows: rows(100, 100) });
 
-    // Every move taking a second: after the first (50 rows) each moves the fewest rows (10),
-    // so 100 rows take 6 moves.
+    // Every move taking a second: 50 rows, then the 15 that fit in 300 ms at that pace, then
+    // the fewest (10) until the call's 100 rows are moved.
     const slow: number[] = [];
     const second = (move: BacklogMove) => {
       slow.push(move.taken);
@@ -222,7 +222,7 @@ describe("the vector backlog", () => {
       indexed: 100,
       pending: 100,
     });
-    expect(slow).toEqual([50, 10, 10, 10, 10, 10]);
+    expect(slow).toEqual([50, 15, 10, 10, 10, 5]);
     // Moves taking no time: the second may take twice the first one's rows (100), and finds
     // the 50 left, which ends the call.
     const quick: number[] = [];
@@ -244,12 +244,12 @@ describe("the vector backlog", () => {
   });
 
   it("paces moves to the target time, within bounds", () => {
-    // 50 rows in 500 ms: 100 ms per 10 rows, so 20 rows in 200 ms.
-    expect(nextMoveRows(50, 500)).toBe(20);
+    // 50 rows in 500 ms: 10 ms a row, so 30 rows in the target's 300 ms.
+    expect(nextMoveRows(50, 500)).toBe(30);
     expect(nextMoveRows(50, 5000)).toBe(10);
     // Quick moves grow at most twofold, and to 500 rows at most.
     expect(nextMoveRows(50, 10)).toBe(100);
     expect(nextMoveRows(400, 1)).toBe(500);
-    expect(nextMoveRows(100, 200)).toBe(100);
+    expect(nextMoveRows(100, 200)).toBe(150);
   });
 });
