@@ -62,6 +62,25 @@ async function connectClient(): Promise<pg.Client> {
   return client;
 }
 
+/** Never idle: a client's query every few milliseconds, as a loaded stack sees. */
+async function startSteadyTraffic(): Promise<{ stop(): Promise<void> }> {
+  const client = await connectClient();
+  let busy = true;
+  const running = (async () => {
+    while (busy) {
+      await client.query("SELECT count(*) FROM items");
+      await sleep(2);
+    }
+  })();
+  return {
+    async stop() {
+      busy = false;
+      await running;
+      await client.end();
+    },
+  };
+}
+
 async function until(check: () => Promise<boolean>, timeoutMs = 10_000): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   while (!(await check())) {
@@ -111,15 +130,7 @@ describe("embedded maintenance (autovacuum for PGlite)", () => {
   });
 
   it("under steady traffic still maintains small tables, and only those", async () => {
-    const client = await connectClient();
-    let busy = true;
-    // Never idle: a query every few milliseconds, as a loaded stack sees.
-    const traffic = (async () => {
-      while (busy) {
-        await client.query("SELECT count(*) FROM items");
-        await sleep(2);
-      }
-    })();
+    const traffic = await startSteadyTraffic();
     try {
       const bytes = Number(
         (await db.query<{ b: number }>("SELECT pg_total_relation_size('items')::float8 AS b"))
@@ -144,9 +155,7 @@ describe("embedded maintenance (autovacuum for PGlite)", () => {
       await until(async () => (await itemsState()).vacuumed);
       expect((await itemsState()).dead).toBe(0);
     } finally {
-      busy = false;
-      await traffic;
-      await client.end();
+      await traffic.stop();
     }
   });
 
@@ -166,14 +175,7 @@ describe("embedded maintenance (autovacuum for PGlite)", () => {
       return Number(/rows=(\d+)/.exec(rows[0]!["QUERY PLAN"])?.[1]);
     };
     expect(await estimate()).toBe(1);
-    const client = await connectClient();
-    let busy = true;
-    const traffic = (async () => {
-      while (busy) {
-        await client.query("SELECT count(*) FROM items");
-        await sleep(2);
-      }
-    })();
+    const traffic = await startSteadyTraffic();
     try {
       const lines: string[] = [];
       maintenance = startEmbeddedMaintenance(db, {
@@ -189,9 +191,7 @@ describe("embedded maintenance (autovacuum for PGlite)", () => {
       // Only that: the other tables' statistics wait for idleness.
       expect(lines.every((line) => line.includes("ANALYZE queue"))).toBe(true);
     } finally {
-      busy = false;
-      await traffic;
-      await client.end();
+      await traffic.stop();
       await db.exec("DROP TABLE queue");
     }
   });
