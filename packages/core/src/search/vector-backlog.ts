@@ -45,10 +45,9 @@ export interface VectorIndexProgress {
  * statements of about `VECTOR_MOVE_TARGET_MS` each (`nextMoveRows`), timed by the database: a
  * move that waited for a connection or for PGlite's session first did not itself take longer,
  * and timed by the caller it would shrink the next one for it. `timeOf` reads a move's time
- * (tests give their own). Each
- * statement takes its rows off the backlog and copies their current embeddings into
- * `indexed_vectors` at once, so a crash between statements loses nothing and a repeated or
- * concurrent call moves nothing twice.
+ * (tests give their own). Each statement takes its rows off the backlog and copies their
+ * current embeddings into `indexed_vectors` at once, so a crash between statements loses
+ * nothing and a repeated or concurrent call moves nothing twice.
  *
  * Exact under concurrent writers (packages/db/CONCURRENCY.md): the statement locks each row it moves
  * (`FOR SHARE OF r`), so an update or delete of that row waits until the move commits and its

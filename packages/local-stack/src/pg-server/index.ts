@@ -95,6 +95,7 @@ export async function startPgServer(db: PGlite, opts: PgServerOptions = {}): Pro
       ),
     );
   } catch (err) {
+    longTurns?.close();
     await Promise.all(listeners.map((l) => l.close()));
     throw err;
   }
@@ -121,6 +122,7 @@ export async function startPgServer(db: PGlite, opts: PgServerOptions = {}): Pro
         for (const c of open) c.close("server shutting down", "destroy");
         await Promise.all(open.map((c) => c.closed));
         await listenersClosed;
+        longTurns?.close();
         log("[pg-server] closed");
       })();
       return closed;

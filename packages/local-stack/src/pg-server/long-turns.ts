@@ -19,31 +19,33 @@ export class LongTurnReporter {
   readonly thresholdMs: number;
   readonly stillHeldMs: number;
   private readonly open = new Set<LongTurn>();
-  private watch: NodeJS.Timeout | undefined;
+  /**
+   * One timer for the reporter's life, not one per turn: turns come and go with every statement.
+   * A turn that never ends (a client that keeps a transaction open) is the worst kind: it is
+   * reported while it lasts, not only after.
+   */
+  private readonly watch: NodeJS.Timeout;
 
   constructor(private readonly options: LongTurnOptions) {
     this.thresholdMs = options.thresholdMs ?? 1000;
     this.stillHeldMs = options.stillHeldMs ?? 10_000;
+    this.watch = setInterval(() => {
+      for (const held of this.open) held.reportIfStillHeld(this.stillHeldMs);
+    }, this.stillHeldMs / 2).unref();
   }
 
   /** A new turn of `holder` (a connection's or a statement's label), starting now. */
   begin(holder: string): LongTurn {
-    const turn = new LongTurn(holder, this.thresholdMs, this.options.log, () => {
-      this.open.delete(turn);
-      if (this.open.size === 0) this.stopWatching();
-    });
+    const turn = new LongTurn(holder, this.thresholdMs, this.options.log, () =>
+      this.open.delete(turn),
+    );
     this.open.add(turn);
-    // A turn that never ends (a client that keeps a transaction open) is the worst kind: say so
-    // while it lasts, not only after.
-    this.watch ??= setInterval(() => {
-      for (const held of this.open) held.reportIfStillHeld(this.stillHeldMs);
-    }, this.stillHeldMs / 2).unref();
     return turn;
   }
 
-  private stopWatching(): void {
+  /** Stops reporting turns still open (the server closed). */
+  close(): void {
     clearInterval(this.watch);
-    this.watch = undefined;
   }
 }
 
