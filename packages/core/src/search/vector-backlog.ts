@@ -124,6 +124,12 @@ export async function moveBacklogRows(
   // they were planned on the backlog's statistics, which lag behind a bulk load: a backlog
   // analyzed nearly empty (one page, no live rows) is taken for empty whatever its size, and the
   // join rescanned `picked` once per backlog entry, 200 × 41k rows, 26 s a statement on PGlite.
+  // The oldest entries are found in the backlog's own key, and their rows by id: joined on
+  // `r.id = b.row_id` the planner may walk `rows` in id order instead (the same order), probing
+  // the backlog for each row, which statistics taken with most rows waiting make look cheap.
+  // But every row moved before is walked again: at 18k rows moved, 18k probes for a move of 40,
+  // a cost that grew with the graph and, the moves being paced by time, shrank them (PGlite's
+  // graph: ~60 rows/s past 35k). `+ 0` leaves the join that order no index can give.
   const into =
     generation === undefined
       ? sql`coalesce((SELECT d.graph_generation FROM datasets d WHERE d.id = ${datasetId}), 0)`
@@ -132,7 +138,7 @@ export async function moveBacklogRows(
     db,
     sql`WITH picked AS MATERIALIZED (
         SELECT b.ctid AS backlog_tid, b.row_id, r.embedding
-        FROM vector_backlog b JOIN rows r ON r.id = b.row_id AND r.dataset_id = b.dataset_id
+        FROM vector_backlog b JOIN rows r ON r.id = b.row_id + 0 AND r.dataset_id = b.dataset_id
         WHERE b.dataset_id = ${datasetId}
         ORDER BY b.row_id LIMIT ${take}::int
         FOR UPDATE OF b SKIP LOCKED FOR SHARE OF r SKIP LOCKED
