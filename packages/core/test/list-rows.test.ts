@@ -30,6 +30,7 @@ import { type FreshDatabase, freshDatabase } from "./support/database.ts";
 import { noFiles } from "./support/no-files.ts";
 import { type PlanNode, planNodes } from "./support/plan-nodes.ts";
 import { createTenant } from "./support/tenant.ts";
+import { transactionCounter } from "./support/transaction-counter.ts";
 
 /**
  * E6 with a filter reads what triggers on `rows` keep beside it: the narrow copy of the rows'
@@ -566,10 +567,7 @@ describe("removals from the filter copy", () => {
     const termScans = (statement: ReturnType<typeof sql>) =>
       db.transaction(async (tx) => {
         await tx.execute(statement);
-        const scans = (await tx.execute(
-          sql`SELECT pg_stat_get_xact_numscans('row_filter_terms'::regclass) AS n`,
-        )) as unknown as { rows: { n: number | string }[] };
-        return Number(scans.rows[0]?.n);
+        return transactionCounter(tx, sql`pg_stat_get_xact_numscans('row_filter_terms'::regclass)`);
       });
     const inDocument = (d: number) =>
       sql`${rows.datasetId} = ${datasetId} AND ${rows.documentId} = ${`doc-${d}`}`;

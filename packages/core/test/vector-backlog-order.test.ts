@@ -1,20 +1,18 @@
+import type { Database } from "@quarry/db";
 import { sql } from "drizzle-orm";
 import { describe, expect, it } from "vitest";
 import { createDataset, moveBacklogRows, upsertRows } from "../src/index.ts";
 import { useFreshDatabase } from "./support/database.ts";
 import { createTenant } from "./support/tenant.ts";
+import { transactionCounter } from "./support/transaction-counter.ts";
 
 // A file of its own: the plan under test follows the statistics of `rows` and the backlog,
 // which other tests' rows would change.
 const database = useFreshDatabase();
 
 /** How many entries of `rows`' primary key the transaction read so far. */
-async function rowKeyReads(tx: Parameters<Parameters<typeof database.db.transaction>[0]>[0]) {
-  const { rows } = (await tx.execute(
-    sql`SELECT pg_stat_get_xact_tuples_returned('rows_pkey'::regclass) AS n`,
-  )) as unknown as { rows: { n: number | string }[] };
-  return Number(rows[0]?.n);
-}
+const rowKeyReads = (tx: Database) =>
+  transactionCounter(tx, sql`pg_stat_get_xact_tuples_returned('rows_pkey'::regclass)`);
 
 describe("the vector indexer's moves as the graph grows", () => {
   it("find the oldest waiting rows without walking past the rows moved before", async () => {

@@ -1,8 +1,10 @@
+import type { Database } from "@quarry/db";
 import { sql } from "drizzle-orm";
 import { describe, expect, it } from "vitest";
 import { createDataset, indexVectorBacklog, upsertRows } from "../src/index.ts";
 import { useFreshDatabase } from "./support/database.ts";
 import { createTenant } from "./support/tenant.ts";
+import { transactionCounter } from "./support/transaction-counter.ts";
 
 // A file of its own: the statistics it sets up are the backlog table's, which other tests' rows
 // would change.
@@ -12,14 +14,13 @@ const database = useFreshDatabase();
  * How many backlog entries the transaction read so far: those its scans of the table returned
  * and those its primary key's index returned (an index scan counts its reads there).
  */
-async function backlogReads(tx: Parameters<Parameters<typeof database.db.transaction>[0]>[0]) {
-  const { rows } = (await tx.execute(
-    sql`SELECT pg_stat_get_xact_tuples_returned('vector_backlog'::regclass)
-             + pg_stat_get_xact_tuples_fetched('vector_backlog'::regclass)
-             + pg_stat_get_xact_tuples_returned('vector_backlog_dataset_id_row_id_pk'::regclass) AS n`,
-  )) as unknown as { rows: { n: number | string }[] };
-  return Number(rows[0]?.n);
-}
+const backlogReads = (tx: Database) =>
+  transactionCounter(
+    tx,
+    sql`pg_stat_get_xact_tuples_returned('vector_backlog'::regclass)
+        + pg_stat_get_xact_tuples_fetched('vector_backlog'::regclass)
+        + pg_stat_get_xact_tuples_returned('vector_backlog_dataset_id_row_id_pk'::regclass)`,
+  );
 
 describe("the vector indexer on a backlog its statistics call empty", () => {
   it("reads only the entries it moves, not the backlog once per entry", async () => {

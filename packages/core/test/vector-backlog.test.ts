@@ -19,6 +19,7 @@ import {
 import { useFreshDatabase } from "./support/database.ts";
 import { noFiles } from "./support/no-files.ts";
 import { createTenant } from "./support/tenant.ts";
+import { transactionCounter } from "./support/transaction-counter.ts";
 
 const database = useFreshDatabase();
 
@@ -163,15 +164,12 @@ describe("the vector backlog", () => {
     // (The backend's table counters, read before and after: they may still hold earlier
     // transactions' reads not yet reported.)
     const read = await database.db.transaction(async (tx) => {
-      const backlogReads = async () => {
-        const [found] = (
-          (await tx.execute(
-            sql`SELECT pg_stat_get_xact_tuples_returned('vector_backlog'::regclass)
-                     + pg_stat_get_xact_tuples_fetched('vector_backlog'::regclass) AS n`,
-          )) as unknown as { rows: { n: number | string }[] }
-        ).rows;
-        return Number(found?.n);
-      };
+      const backlogReads = () =>
+        transactionCounter(
+          tx,
+          sql`pg_stat_get_xact_tuples_returned('vector_backlog'::regclass)
+              + pg_stat_get_xact_tuples_fetched('vector_backlog'::regclass)`,
+        );
       const before = await backlogReads();
       const pending = await pendingVectorRows(tx, id);
       return { pending, touched: (await backlogReads()) - before };
