@@ -4,6 +4,7 @@ import { WebSocket } from "ws";
 import type { Stack } from "../../../../packages/local-stack/src/stack.ts";
 import { describeStackSession } from "../../../../packages/local-stack/src/stack-session-report.ts";
 import type { FakeOpenAI } from "./fake-openai-server.ts";
+import { sendRaw } from "./raw-request.ts";
 import { HangError, lastLines } from "./reply-deadline.ts";
 import { startTestStack } from "./test-stack.ts";
 
@@ -111,35 +112,31 @@ export async function startFaultStack(options: {
   }
 
   async function call<T>(path: string, opts: CallOptions = {}): Promise<Reply<T>> {
-    const headers = new Headers();
-    if (opts.token) headers.set("authorization", `Bearer ${opts.token}`);
+    const headers: Record<string, string> = {};
+    if (opts.token) headers.authorization = `Bearer ${opts.token}`;
     let body: string | undefined;
     if (opts.body !== undefined) {
       body = JSON.stringify(opts.body);
-      headers.set("content-type", "application/json");
+      headers["content-type"] = "application/json";
     }
     const timeoutMs = opts.timeoutMs ?? 20_000;
-    let res: Response;
-    let text: string;
+    const method = opts.method ?? "GET";
     try {
-      res = await fetch(`${baseUrl}${path}`, {
-        method: opts.method ?? "GET",
-        headers,
-        body,
-        signal: AbortSignal.timeout(timeoutMs),
-      });
-      text = await res.text();
+      // A connection per request (sendRaw): after the cuts, a reply that breaks off must be the
+      // stack's doing, not a kept-alive socket's that the client reused as it closed.
+      const reply = await sendRaw({ method, path, headers, body }, timeoutMs, baseUrl);
+      const parsed = reply.json === undefined ? reply.text : reply.json;
+      return { status: reply.status, headers: reply.headers, body: parsed as T, text: reply.text };
     } catch (error) {
-      if ((error as Error).name === "TimeoutError") {
+      if (error instanceof HangError) {
         throw new HangError(
-          `${opts.method ?? "GET"} ${path}: no reply within ${timeoutMs} ms\n${await hangDiagnosis()}`,
+          `${method} ${path}: no reply within ${timeoutMs} ms\n${await hangDiagnosis()}`,
         );
       }
-      throw error;
+      throw new Error(
+        `${method} ${path}: ${(error as Error).message}\nwrangler log, last lines:\n${await lastLines(logFile, 30)}`,
+      );
     }
-    let parsed: unknown = text;
-    if (res.headers.get("content-type")?.includes("json") && text) parsed = JSON.parse(text);
-    return { status: res.status, headers: res.headers, body: parsed as T, text };
   }
 
   async function stream(

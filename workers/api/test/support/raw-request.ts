@@ -40,14 +40,23 @@ export const REQUEST_TIMEOUT_MS = 45_000;
 const MAX_REPLY_BYTES = 8 * 1024 * 1024;
 const agent = new Agent({ keepAlive: false });
 
-export function sendRaw(req: RawRequest, timeoutMs = REQUEST_TIMEOUT_MS): Promise<RawReply> {
+/**
+ * Sends `req` to the shared e2e stack, or to `to` (another stack's base URL). Each request has
+ * a connection of its own: nothing is sent on a kept-alive socket the server may be closing at
+ * that moment, so a connection that breaks off is this request's fault, never a pooling race's.
+ */
+export function sendRaw(
+  req: RawRequest,
+  timeoutMs = REQUEST_TIMEOUT_MS,
+  to: string = baseUrl(),
+): Promise<RawReply> {
   return resendAfterDevProxyRestart(`${req.method} ${req.path.slice(0, 80)}`, () =>
-    sendOnce(req, timeoutMs),
+    sendOnce(to, req, timeoutMs),
   );
 }
 
-function sendOnce(req: RawRequest, timeoutMs: number): Promise<RawReply> {
-  const url = new URL(baseUrl());
+function sendOnce(to: string, req: RawRequest, timeoutMs: number): Promise<RawReply> {
+  const url = new URL(to);
   const started = performance.now();
   const body = typeof req.body === "string" ? Buffer.from(req.body, "utf8") : req.body;
   const headers: Record<string, string> = { ...req.headers };
