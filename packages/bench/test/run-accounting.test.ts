@@ -30,7 +30,7 @@ describe.skipIf(!NATIVE)("a load run's accounting", () => {
 
   it("counts the statements run in the window, in this database only", async () => {
     await client.query("SELECT 'before the window' AS marker, 1");
-    const statements = trackStatements(fresh.url, true);
+    const statements = trackStatements({ databaseUrl: fresh.url, mode: "started" });
     await statements.start();
     for (let i = 0; i < 7; i++) {
       await client.query("SELECT $1::text AS marker, count(*) FROM generate_series(1, $2::int)", [
@@ -52,11 +52,14 @@ describe.skipIf(!NATIVE)("a load run's accounting", () => {
   });
 
   it("says why statements are missing when the database cannot tell", async () => {
-    const statements = trackStatements("postgres://nobody@127.0.0.1:1/none", true);
+    const statements = trackStatements({
+      databaseUrl: "postgres://nobody@127.0.0.1:1/none",
+      mode: "started",
+    });
     await statements.start();
     const report = await statements.stop();
     expect(report).toEqual({ available: false, reason: expect.stringContaining("pg_stat") });
-    expect(await trackStatements(undefined, true).stop()).toEqual({
+    expect(await trackStatements({ databaseUrl: undefined, mode: "started" }).stop()).toEqual({
       available: false,
       reason: "no database URL to ask",
     });
@@ -64,7 +67,7 @@ describe.skipIf(!NATIVE)("a load run's accounting", () => {
 
   it("leaves the statistics of a database that is not the bench's own alone", async () => {
     await client.query("SELECT 'not reset' AS kept_marker");
-    const statements = trackStatements(fresh.url, false);
+    const statements = trackStatements({ databaseUrl: fresh.url, mode: "attached" });
     await statements.start();
     expect(await statements.stop()).toEqual({
       available: false,

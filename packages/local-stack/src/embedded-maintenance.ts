@@ -1,5 +1,6 @@
 import type { PGlite } from "@electric-sql/pglite";
 import { sessionLockFor } from "./pg-server/session-lock.ts";
+import type { SessionProfile } from "./pg-server/session-profile.ts";
 
 /**
  * Autovacuum for the embedded database. PGlite runs Postgres in single-user mode, where the
@@ -29,6 +30,8 @@ export interface MaintenanceOptions {
   /** "small": data and indexes under this many bytes (default 16 MiB: milliseconds to vacuum) */
   busyMaxBytes?: number;
   log?: (line: string) => void;
+  /** where the session's time goes: maintenance's statements are added to it */
+  profile?: SessionProfile;
 }
 
 export interface Maintenance {
@@ -142,11 +145,13 @@ export function startEmbeddedMaintenance(
       await withSession(async () => {
         owner.statement = statement;
         owner.since = new Date().toISOString();
+        const ran = performance.now();
         try {
           await db.exec(statement);
         } finally {
           owner.statement = undefined;
           owner.since = undefined;
+          options.profile?.record(statement, performance.now() - ran);
         }
       });
       done.push(statement);

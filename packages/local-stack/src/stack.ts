@@ -12,6 +12,7 @@ import { freePort } from "./free-port.ts";
 import { type NativeProxy, startNativeProxy } from "./native-proxy/index.ts";
 import { maskDatabaseUrl, prepareNativeDatabase } from "./native-proxy/native-database.ts";
 import { type PgServer, startPgServer } from "./pg-server/index.ts";
+import { SessionProfile } from "./pg-server/session-profile.ts";
 import { guardProcessGroup } from "./process-group-guard.ts";
 import { writeLocalConfigs } from "./wrangler-configs.ts";
 
@@ -32,6 +33,11 @@ export interface StackOptions {
   vars?: Record<string, string>;
   /** where wrangler's output goes: inherit the terminal, or append to a log file */
   wranglerOutput?: "inherit" | { file: string };
+  /**
+   * wrangler's `--log-level` (default `warn`): `info` lets the workers' info lines through
+   * (the ingest worker's "vectors indexed", say), for a post-mortem of a slow run
+   */
+  wranglerLogLevel?: "error" | "warn" | "info" | "log" | "debug";
   readyTimeoutMs?: number;
   log?: (line: string) => void;
   /**
@@ -74,6 +80,8 @@ export interface EmbeddedStack extends StackBase {
   database: PGlite;
   /** autovacuum for the embedded database; `runDue()` brings statistics up to date now */
   maintenance: Maintenance;
+  /** the session's time by statement, since the stack started (session-profile.ts) */
+  sessionProfile: SessionProfile;
 }
 
 /** `databaseUrl` given: a native PostgreSQL, behind the Neon-style proxy. */
@@ -178,13 +186,15 @@ async function openEmbedded(
   serverLog: ((line: string) => void) | undefined,
 ): Promise<OpenedEngine> {
   const database = await openEmbeddedDatabase(join(dataDir, "pg"));
+  const sessionProfile = new SessionProfile();
   const pg = await startPgServer(database, {
     host: "127.0.0.1",
     ...(serverLog ? { log: serverLog } : {}),
-    // Every request waits while one client holds the one session: a long turn is logged.
-    longTurns: { log },
+    // Every request waits while one client holds the one session: a long turn is logged, and
+    // every statement's time counted (the benches' account of the database's time).
+    longTurns: { log, profile: sessionProfile },
   });
-  const maintenance = startEmbeddedMaintenance(database, { log });
+  const maintenance = startEmbeddedMaintenance(database, { log, profile: sessionProfile });
   return {
     stack: {
       engine: "pglite",
@@ -192,6 +202,7 @@ async function openEmbedded(
       pg,
       database,
       maintenance,
+      sessionProfile,
     },
     vars: {
       // PGlite serves one statement at a time, and an ingest slice holds the session for its
@@ -258,7 +269,7 @@ function spawnWrangler(
     join(dataDir, "wrangler-state"),
     "--show-interactive-dev-session=false",
     "--log-level",
-    "warn",
+    options.wranglerLogLevel ?? "warn",
   ];
   const output = options.wranglerOutput ?? "inherit";
   const child = spawn(process.execPath, args, {

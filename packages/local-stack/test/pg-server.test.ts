@@ -7,7 +7,7 @@ import { Client as NeonClient, Pool as NeonPool, neonConfig } from "@neondatabas
 import pg from "pg";
 import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from "vitest";
 import { WebSocket } from "ws";
-import { type PgServer, startPgServer } from "../src/pg-server/index.ts";
+import { type PgServer, SessionProfile, startPgServer } from "../src/pg-server/index.ts";
 
 let db: PGlite;
 let server: PgServer;
@@ -484,6 +484,34 @@ describe("long turns on the session", () => {
       const reported = lines.length;
       await sleep(300);
       expect(lines).toHaveLength(reported);
+    } finally {
+      await watched.close();
+    }
+  });
+});
+
+describe("the session's profile", () => {
+  it("counts each statement's runs and time, a Parse's Bind/Execute/Sync included, since a snapshot", async () => {
+    const profile = new SessionProfile();
+    const watched = await startPgServer(db, { longTurns: { log: () => {}, profile } });
+    try {
+      const client = await pgClient(watched);
+      await client.query("SELECT 'before the window' AS marker");
+      const before = profile.snapshot();
+      for (let i = 0; i < 3; i++) {
+        // extended protocol: Parse, Bind, Describe, Execute, Sync
+        await client.query("SELECT $1::int AS n, pg_sleep(0.05)", [i]);
+      }
+      await client.query("SELECT   'simple'\n  AS protocol"); // one Query message
+      await client.end();
+      const ran = profile.since(before);
+      const sleeper = ran.find((s) => s.statement.startsWith("SELECT $1::int AS n"));
+      expect(sleeper?.calls).toBe(3);
+      // the time of the three runs' Execute messages counts towards the statement they ran
+      expect(sleeper?.ms).toBeGreaterThanOrEqual(150);
+      expect(ran.find((s) => s.statement === "SELECT 'simple' AS protocol")?.calls).toBe(1);
+      expect(ran.some((s) => s.statement.includes("before the window"))).toBe(false);
+      expect(ran[0]).toBe(sleeper); // longest first
     } finally {
       await watched.close();
     }

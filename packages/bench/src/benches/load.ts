@@ -125,7 +125,7 @@ export const loadBench: Bench = {
     const heapStart = heapNow();
     await memory.start();
     const cpu = trackCpu();
-    const statements = trackStatements(target.databaseUrl, target.mode === "started");
+    const statements = trackStatements(target);
     await statements.start();
     await cpu.start();
 

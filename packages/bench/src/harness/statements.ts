@@ -1,5 +1,6 @@
 import pg from "pg";
 import { round } from "./stats.ts";
+import type { Target } from "./target.ts";
 
 /**
  * The database's own account of a run: the statements of the bench's database by total
@@ -8,13 +9,16 @@ import { round } from "./stats.ts";
  * statement's time includes the triggers it fired. Needs the module preloaded
  * (`shared_preload_libraries`, as `pnpm db:native`'s clusters and Neon do) and a role that may
  * create the extension and reset its statistics; otherwise the report says why it is missing.
+ * A started PGlite stack, which has no such module, gives its session's own account instead
+ * (`track: "session"`: each statement's messages timed on the one session, triggers included).
  */
 export type StatementReport =
   | {
       available: true;
       /**
        * `pg_stat_statements.track`: `top` counts a trigger's statements in the statement that
-       * fired them; `all` also lists them on their own, so shares then add up to more than 1
+       * fired them; `all` also lists them on their own, so shares then add up to more than 1;
+       * `session`: PGlite's session profile, which counts as `top` does
        */
       track: string;
       /** all statements of the database in the window */
@@ -26,7 +30,8 @@ export type StatementReport =
         /** of the database's total execution time */
         share: number;
         mean_ms: number;
-        rows: number;
+        /** rows returned or affected; null where not counted (the PGlite session's profile) */
+        rows: number | null;
         /** the normalized text, whitespace collapsed, cut at QUERY_CHARS */
         query: string;
       }[];
@@ -37,11 +42,51 @@ const QUERY_CHARS = 240;
 const THIS_DATABASE = "(SELECT oid FROM pg_database WHERE datname = current_database())";
 
 /**
- * `owned`: the database is the bench's own throwaway one. Another (a running stack's, `BASE`)
- * is left alone: resetting its statistics, or creating the extension in it, is not a bench's
- * to do.
+ * The statements of `target`'s database between `start` and `stop`. Only a started stack's
+ * database is the bench's own: another (a running stack's, `BASE`) is left alone, as resetting
+ * its statistics, or creating the extension in it, is not a bench's to do.
  */
-export function trackStatements(databaseUrl: string | undefined, owned: boolean, top = 12) {
+export function trackStatements(
+  target: Pick<Target, "databaseUrl" | "mode" | "sessionProfile">,
+  top = 12,
+) {
+  const profile = target.sessionProfile;
+  if (profile) {
+    let before = profile.snapshot();
+    return {
+      async start(): Promise<void> {
+        before = profile.snapshot();
+      },
+      async stop(): Promise<StatementReport> {
+        return sessionReport(profile.since(before), top);
+      },
+    };
+  }
+  return trackStatStatements(target.databaseUrl, target.mode === "started", top);
+}
+
+function sessionReport(
+  statements: { statement: string; calls: number; ms: number }[],
+  top: number,
+): StatementReport {
+  const allMs = statements.reduce((sum, s) => sum + s.ms, 0);
+  return {
+    available: true,
+    track: "session",
+    total_exec_s: round(allMs / 1000, 1),
+    calls: statements.reduce((sum, s) => sum + s.calls, 0),
+    top: statements.slice(0, top).map((s) => ({
+      calls: s.calls,
+      total_s: round(s.ms / 1000, 2),
+      share: allMs > 0 ? round(s.ms / allMs, 3) : 0,
+      mean_ms: s.calls > 0 ? round(s.ms / s.calls, 2) : 0,
+      rows: null,
+      query: s.statement.slice(0, QUERY_CHARS),
+    })),
+  };
+}
+
+function trackStatStatements(databaseUrl: string | undefined, owned: boolean, top: number) {
   let client: pg.Client | undefined;
   let missing: string | undefined = !databaseUrl
     ? "no database URL to ask"

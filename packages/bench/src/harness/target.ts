@@ -1,7 +1,7 @@
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { freePort, startStack, tuningVars } from "@quarry/local-stack";
+import { freePort, type SessionProfile, startStack, tuningVars } from "@quarry/local-stack";
 import type { StackSettings } from "./bench.ts";
 import { attachedEngine, describeEngine, type EngineReport, openBenchDatabase } from "./engine.ts";
 import type { HttpClient } from "./http.ts";
@@ -26,6 +26,11 @@ export interface Target {
   mode: "started" | "attached";
   /** the database engine measured (BENCH_ENGINE / DATABASE_URL; see engine.ts) */
   engine: EngineReport;
+  /**
+   * a started PGlite stack's account of its session's time by statement (PGlite has no
+   * `pg_stat_statements`): what `trackStatements` reads there
+   */
+  sessionProfile?: SessionProfile;
   /** stops a started stack and removes its DATA_DIR (kept when `keepData`); idempotent */
   close(options?: { keepData?: boolean }): Promise<void>;
 }
@@ -79,6 +84,9 @@ export async function openTarget(
     // bulk builds (docs/indexing.md).
     vars: tuningVars(env),
     wranglerOutput: { file: logFile },
+    ...(env.BENCH_WRANGLER_LOG_LEVEL
+      ? { wranglerLogLevel: wranglerLogLevel(env.BENCH_WRANGLER_LOG_LEVEL) }
+      : {}),
     log: (line) => progress(`stack: ${line}`),
   }).catch(async (error: unknown) => {
     progress(`the stack did not start; wrangler's output is in ${logFile}`);
@@ -102,17 +110,33 @@ export async function openTarget(
     databaseUrl: stack.databaseUrl,
     mode: "started",
     engine,
+    ...(stack.engine === "pglite" ? { sessionProfile: stack.sessionProfile } : {}),
     close({ keepData = false } = {}) {
       closing ??= (async () => {
         progress("stopping the stack");
         await stack.stop();
         await database.close();
-        if (keepData) progress(`kept DATA_DIR ${dataDir} (wrangler output: ${logFile})`);
-        else await rm(dataDir, { recursive: true, force: true });
+        // A run that asked for the workers' info lines is a post-mortem: its log is kept too.
+        if (keepData || env.BENCH_WRANGLER_LOG_LEVEL) {
+          progress(`kept DATA_DIR ${dataDir} (wrangler output: ${logFile})`);
+        } else await rm(dataDir, { recursive: true, force: true });
       })();
       return closing;
     },
   };
+}
+
+const WRANGLER_LOG_LEVELS = ["error", "warn", "info", "log", "debug"] as const;
+
+/** `BENCH_WRANGLER_LOG_LEVEL`: `info` keeps the workers' info lines in the run's wrangler.log. */
+function wranglerLogLevel(raw: string): (typeof WRANGLER_LOG_LEVELS)[number] {
+  const level = WRANGLER_LOG_LEVELS.find((l) => l === raw);
+  if (!level) {
+    throw new TargetConfigError(
+      `BENCH_WRANGLER_LOG_LEVEL must be one of ${WRANGLER_LOG_LEVELS.join(", ")}, got '${raw}'`,
+    );
+  }
+  return level;
 }
 
 function benchVia(env: NodeJS.ProcessEnv): Target["via"] {

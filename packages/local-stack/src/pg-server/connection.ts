@@ -176,9 +176,10 @@ export class PgConnection implements TransportSink {
     if (!granted || this.closing) return;
     this.touchedSession = true;
     this.turn ??= this.opts.longTurns?.begin(`connection #${this.id}`);
-    this.statement = statementOf(bytes) ?? this.statement;
+    const parsed = statementOf(bytes);
+    this.statement = parsed ?? this.statement;
     const run = () => this.exec(bytes, (data) => transport.write(data));
-    await (this.turn ? this.turn.message(this.statement, run) : run());
+    await (this.turn ? this.turn.message(this.statement, run, parsed !== undefined) : run());
     // ReadyForQuery only ends the reply to Sync, Query, CopyDone/Fail or startup.
     // 'I' means the session is back to neutral and can serve someone else; 'T'/'E'
     // (in a transaction) or no ReadyForQuery at all (between Parse/Bind/Execute and

@@ -41,6 +41,7 @@ export interface PgServer {
 }
 
 export type { PgServerFaults } from "./faults.ts";
+export { type ProfileSnapshot, SessionProfile } from "./session-profile.ts";
 
 /**
  * Serves one PGlite instance to many Postgres clients at once, over TCP and over

@@ -1,4 +1,5 @@
 import { MSG_PARSE, MSG_QUERY } from "./protocol.ts";
+import type { SessionProfile } from "./session-profile.ts";
 
 /**
  * Reports every turn on PGlite's one session that lasted `thresholdMs` or longer: while one
@@ -13,6 +14,8 @@ export interface LongTurnOptions {
   /** a turn still open after this long is reported while it lasts, again each time as long (10 s) */
   stillHeldMs?: number;
   log: (line: string) => void;
+  /** every message's time is added to its statement's totals here too (session-profile.ts) */
+  profile?: SessionProfile;
 }
 
 export class LongTurnReporter {
@@ -36,8 +39,12 @@ export class LongTurnReporter {
 
   /** A new turn of `holder` (a connection's or a statement's label), starting now. */
   begin(holder: string): LongTurn {
-    const turn = new LongTurn(holder, this.thresholdMs, this.options.log, () =>
-      this.open.delete(turn),
+    const turn = new LongTurn(
+      holder,
+      this.thresholdMs,
+      this.options.log,
+      () => this.open.delete(turn),
+      this.options.profile,
     );
     this.open.add(turn);
     return turn;
@@ -62,10 +69,18 @@ export class LongTurn {
     private readonly thresholdMs: number,
     private readonly log: (line: string) => void,
     private readonly ended: () => void,
+    private readonly profile: SessionProfile | undefined,
   ) {}
 
-  /** Times one message of the turn; `statement` is the SQL it runs, when known. */
-  async message<T>(statement: string | undefined, work: () => Promise<T>): Promise<T> {
+  /**
+   * Times one message of the turn; `statement` is the SQL it runs, when known, and `starts`
+   * says the message begins a run of it (a Query or Parse) rather than carrying one on.
+   */
+  async message<T>(
+    statement: string | undefined,
+    work: () => Promise<T>,
+    starts = true,
+  ): Promise<T> {
     const started = performance.now();
     this.latest = statement;
     try {
@@ -74,6 +89,7 @@ export class LongTurn {
       this.messages++;
       const ms = performance.now() - started;
       if (ms > this.slowest.ms) this.slowest = { ms, statement };
+      this.profile?.record(statement, ms, starts);
     }
   }
 
