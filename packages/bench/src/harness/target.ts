@@ -128,7 +128,7 @@ export async function openTarget(
 
 const WRANGLER_LOG_LEVELS = ["error", "warn", "info", "log", "debug"] as const;
 
-/** `BENCH_WRANGLER_LOG_LEVEL`: `info` keeps the workers' info lines in the run's wrangler.log. */
+/** `BENCH_WRANGLER_LOG_LEVEL`: `log` keeps the workers' log lines in the run's wrangler.log. */
 function wranglerLogLevel(raw: string): (typeof WRANGLER_LOG_LEVELS)[number] {
   const level = WRANGLER_LOG_LEVELS.find((l) => l === raw);
   if (!level) {
