@@ -171,11 +171,14 @@ export async function moveBacklogRows(
 }
 
 /**
- * Gives a dataset's partition of `indexed_vectors` its first statistics, if it has none yet
- * (a catalog lookup otherwise). Without them the planner takes `dataset_id = …` to keep 0.5 %
- * of the partition's rows and ranks them all exactly instead of walking the graph, until
- * autovacuum first analyzes the partition (up to a minute on native Postgres; in the embedded
- * database, when it is next idle). From then on the estimate follows the partition's size.
+ * Gives a dataset's partition of `indexed_vectors` its first statistics, and new ones when it
+ * has outgrown them (twice the pages), or when they were taken over too few vectors to know
+ * that the partition holds one dataset (a catalog lookup otherwise; migration 0029). Without
+ * them the planner takes `dataset_id = …` to keep 0.5 % of the partition's rows and ranks them
+ * all exactly instead of walking the graph; with a first sample of one vector, to keep one row
+ * at any size, so a count of the partition's newer vectors read all of it. Autovacuum would
+ * analyze it in time on native Postgres, but the embedded database's maintenance waits for a
+ * quiet moment that a catching-up graph never leaves.
  */
 async function analyzeNewGraph(db: Database, datasetId: string): Promise<void> {
   await db.execute(sql`SELECT quarry_analyze_new_vector_graph(${datasetId})`);
