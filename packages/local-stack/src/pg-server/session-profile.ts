@@ -28,13 +28,18 @@ const UNNAMED = "(no statement)";
 
 export class SessionProfile {
   private readonly totals = new Map<string, StatementTotals>();
+  /**
+   * The latest statement and its key: a statement's Bind, Execute and Sync bring the same text
+   * again (the same string), which is not normalized once per message.
+   */
+  private latest: { statement: string; key: string } | undefined;
 
   /**
    * Adds `ms` to `statement`'s time; `call`: this message starts a run of the statement (a
    * Query or a Parse), rather than carrying on one (Bind, Execute, Sync).
    */
   record(statement: string | undefined, ms: number, call = true): void {
-    let key = statement === undefined ? UNNAMED : normalize(statement);
+    let key = statement === undefined ? UNNAMED : this.keyOf(statement);
     if (!this.totals.has(key) && this.totals.size >= MAX_STATEMENTS) key = OTHER;
     const totals = this.totals.get(key);
     const calls = call ? 1 : 0;
@@ -44,6 +49,13 @@ export class SessionProfile {
     } else {
       this.totals.set(key, { calls, ms });
     }
+  }
+
+  private keyOf(statement: string): string {
+    if (this.latest?.statement !== statement) {
+      this.latest = { statement, key: normalize(statement) };
+    }
+    return this.latest.key;
   }
 
   /** A copy of the totals so far, to subtract from a later one (`since`). */
