@@ -34,8 +34,8 @@ export interface StackOptions {
   /** where wrangler's output goes: inherit the terminal, or append to a log file */
   wranglerOutput?: "inherit" | { file: string };
   /**
-   * wrangler's `--log-level` (default `warn`): `log` lets the workers' lines through (their `console.log`)
-   * (the ingest worker's "vectors indexed", say), for a post-mortem of a slow run
+   * wrangler's `--log-level` (default `warn`): `log` lets the workers' own lines through (their
+   * `console.log`: the ingest worker's "vectors indexed", say), for a post-mortem of a slow run
    */
   wranglerLogLevel?: "error" | "warn" | "info" | "log" | "debug";
   readyTimeoutMs?: number;

@@ -116,7 +116,7 @@ export async function openTarget(
         progress("stopping the stack");
         await stack.stop();
         await database.close();
-        // A run that asked for the workers' info lines is a post-mortem: its log is kept too.
+        // A run that asked for the workers' log lines is a post-mortem: its log is kept too.
         if (keepData || env.BENCH_WRANGLER_LOG_LEVEL) {
           progress(`kept DATA_DIR ${dataDir} (wrangler output: ${logFile})`);
         } else await rm(dataDir, { recursive: true, force: true });
