@@ -2,6 +2,7 @@ import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type FreshDatabase, freshDatabase } from "../../core/test/support/database.ts";
 import { trackCpu } from "../src/harness/cpu.ts";
+import { sampleDatabaseWaits } from "../src/harness/database-waits.ts";
 import { BENCH_PROCESS_ROLE } from "../src/harness/process-roles.ts";
 import { trackStatements } from "../src/harness/statements.ts";
 
@@ -95,5 +96,61 @@ describe.skipIf(!NATIVE)("a load run's accounting", () => {
     expect(database?.cpu_s).toBeGreaterThanOrEqual(0.1);
     expect(report.machine.busy_cores).toBeGreaterThan(0);
     expect(report.window_s).toBeGreaterThanOrEqual(0.4);
+  });
+
+  it("tells a backend waiting on a lock from one running", async () => {
+    await client.query("CREATE TABLE wait_probe (id int PRIMARY KEY, n int)");
+    await client.query("INSERT INTO wait_probe VALUES (1, 0)");
+    const holder = new pg.Client({ connectionString: fresh.url });
+    const waiter = new pg.Client({ connectionString: fresh.url });
+    await holder.connect();
+    await waiter.connect();
+    try {
+      await holder.query("BEGIN");
+      await holder.query("UPDATE wait_probe SET n = n + 1 WHERE id = 1");
+      const waits = sampleDatabaseWaits({ databaseUrl: fresh.url }, 20);
+      await waits.start();
+      // Blocked behind the holder's row lock until it commits; beside it, a backend at work.
+      const blocked = waiter.query("UPDATE wait_probe SET n = n + 10 WHERE id = 1 /* blocked */");
+      await client.query("SELECT count(*) FROM generate_series(1, 3000000) /* working */");
+      await holder.query("COMMIT");
+      await blocked;
+      const report = await waits.stop();
+      if (!report.available) throw new Error(report.reason);
+      const state = (wait: string) => report.waits.find((w) => w.wait === wait);
+      const locked = report.waits.find((w) => w.wait.startsWith("Lock:"));
+      expect(locked?.statements[0]?.query).toContain("/* blocked */");
+      expect(
+        state("running")
+          ?.statements.map((s) => s.query)
+          .join(" "),
+      ).toContain("/* working */");
+      expect(report.lock_share).toBeGreaterThan(0);
+      expect(report.lock_share).toBeLessThan(1);
+      expect(report.samples).toBeGreaterThanOrEqual(2);
+      const { rows } = await client.query<{ n: number }>("SELECT n FROM wait_probe");
+      expect(rows).toEqual([{ n: 11 }]);
+    } finally {
+      await holder.end();
+      await waiter.end();
+    }
+  });
+
+  it("says why waits are missing where no backend can wait", async () => {
+    const pglite = sampleDatabaseWaits({
+      databaseUrl: "postgres://127.0.0.1:1/pglite",
+      sessionProfile: {} as never,
+    });
+    await pglite.start();
+    expect(await pglite.stop()).toEqual({
+      available: false,
+      reason: expect.stringContaining("one statement at a time"),
+    });
+    const unreachable = sampleDatabaseWaits({ databaseUrl: "postgres://nobody@127.0.0.1:1/none" });
+    await unreachable.start();
+    expect(await unreachable.stop()).toEqual({
+      available: false,
+      reason: expect.stringContaining("pg_stat_activity"),
+    });
   });
 });

@@ -3,6 +3,7 @@ import { type Bench, scaled } from "../harness/bench.ts";
 import { startBenchTenant } from "../harness/bench-tenant.ts";
 import { runConcurrent } from "../harness/concurrency.ts";
 import { trackCpu } from "../harness/cpu.ts";
+import { sampleDatabaseWaits } from "../harness/database-waits.ts";
 import { loopbackUpstream } from "../harness/loopback-upstream.ts";
 import { hashSeed, seededRandom } from "../harness/random.ts";
 import { fmt } from "../harness/report.ts";
@@ -127,6 +128,8 @@ export const loadBench: Bench = {
     const cpu = trackCpu();
     const statements = trackStatements(target);
     await statements.start();
+    const waits = sampleDatabaseWaits(target);
+    await waits.start();
     await cpu.start();
 
     progress(`load: ${clients} clients for ${seconds} s`);
@@ -179,6 +182,7 @@ export const loadBench: Bench = {
     const elapsedMs = load.elapsedMs;
     const cpuReport = await cpu.stop();
     const statementReport = await statements.stop();
+    const waitReport = await waits.stop();
     // What every semantic and hybrid search of the load ranked exactly at its end: the rows the
     // indexer had not moved into the graph yet (the graph grows ~4–6 ms a row; the mix writes
     // faster than that on 2 cores).
@@ -211,6 +215,14 @@ export const loadBench: Bench = {
     } else {
       progress(`database statements: ${statementReport.reason}`);
     }
+    progress(
+      waitReport.available
+        ? `database backends: ${waitReport.active_backends_mean} busy on average; ${waitReport.waits
+            .slice(0, 4)
+            .map((w) => `${w.wait} ${Math.round(w.share * 100)}%`)
+            .join(", ")}`
+        : `database waits: ${waitReport.reason}`,
+    );
 
     const integrity = await verifyIntegrity(t, {
       databaseUrl: target.databaseUrl,
@@ -249,6 +261,7 @@ export const loadBench: Bench = {
         },
         cpu: cpuReport,
         database_statements: statementReport,
+        database_waits: waitReport,
         memory: {
           processes: mem.processes,
           bench_heap_mb: { start: heapStart, end: heapEnd },
