@@ -19,7 +19,7 @@ export type WaitReport =
       samples: number;
       /** busy backends per round, on average */
       active_backends_mean: number;
-      /** share of the busy backends' samples waiting on a lock (SQLSTATE-level contention) */
+      /** share of the busy backends' samples waiting on a heavyweight lock (`Lock:*`) */
       lock_share: number;
       waits: {
         /** `running`, or `wait_event_type:wait_event` */
@@ -41,13 +41,13 @@ export function sampleDatabaseWaits(
   target: Pick<Target, "databaseUrl" | "sessionProfile">,
   everyMs = 100,
 ) {
-  const reason = target.sessionProfile
+  // Why there is no report, as in statements.ts: set before the start, or by a failed query.
+  let missing: string | undefined = target.sessionProfile
     ? "PGlite runs one statement at a time: no backend waits for another"
     : !target.databaseUrl
       ? "no database URL to ask"
       : undefined;
   let client: pg.Client | undefined;
-  let failure: string | undefined;
   let stopped = false;
   let loop: Promise<void> = Promise.resolve();
   let rounds = 0;
@@ -74,13 +74,13 @@ export function sampleDatabaseWaits(
 
   return {
     async start(): Promise<void> {
-      if (reason || !target.databaseUrl) return;
+      if (missing || !target.databaseUrl) return;
       client = new pg.Client({ connectionString: target.databaseUrl });
       client.on("error", () => {});
       try {
         await client.connect();
       } catch (error) {
-        failure = `pg_stat_activity: ${(error as Error).message}`;
+        missing = `pg_stat_activity: ${(error as Error).message}`;
         client = undefined;
         return;
       }
@@ -91,7 +91,7 @@ export function sampleDatabaseWaits(
           try {
             await sampleOnce(c);
           } catch (error) {
-            failure = `pg_stat_activity: ${(error as Error).message}`;
+            missing = `pg_stat_activity: ${(error as Error).message}`;
             return;
           }
           await new Promise((resolve) =>
@@ -104,8 +104,7 @@ export function sampleDatabaseWaits(
       stopped = true;
       await loop;
       await client?.end().catch(() => {});
-      if (reason) return { available: false, reason };
-      if (failure) return { available: false, reason: failure };
+      if (missing) return { available: false, reason: missing };
       if (!client) return { available: false, reason: "not started" };
       const waits = [...tally]
         .map(([wait, entry]) => ({
