@@ -11,6 +11,7 @@ import {
 import { createQuarryApi } from "../harness/api.ts";
 import { type Bench, type BenchContext, scaled } from "../harness/bench.ts";
 import { trackCpu } from "../harness/cpu.ts";
+import { sampleDatabaseWaits } from "../harness/database-waits.ts";
 import { describeError } from "../harness/error-chain.ts";
 import { createHttpClient, type HttpClient } from "../harness/http.ts";
 import { trackStatements } from "../harness/statements.ts";
@@ -75,6 +76,9 @@ export const ingestBench: Bench = {
     const csvCpu = trackCpu();
     const csvStatements = trackStatements(target);
     await csvStatements.start();
+    // Whether the slice's two lanes write at once or one waits for the other (a lock, the WAL).
+    const csvWaits = sampleDatabaseWaits(target);
+    await csvWaits.start();
     await csvCpu.start();
     const csvStarted = performance.now();
     const csvId = await upload(
@@ -90,6 +94,7 @@ export const ingestBench: Bench = {
     const csvMs = performance.now() - csvStarted;
     const csvCpuReport = await csvCpu.stop();
     const csvStatementReport = await csvStatements.stop();
+    const csvWaitReport = await csvWaits.stop();
     if (csvDoc.status !== "ready" || csvDoc.row_count !== csv.rows) {
       throw new Error(
         `CSV ended ${csvDoc.status} with ${csvDoc.row_count}/${csv.rows} rows: ${csvDoc.error}`,
@@ -176,6 +181,7 @@ export const ingestBench: Bench = {
         csv_rows_per_s: round((csv.rows / csvMs) * 1000, 1),
         csv_cpu: csvCpuReport,
         csv_database_statements: csvStatementReport,
+        csv_database_waits: csvWaitReport,
         csv_indexed_total_s: round(csvIndexedMs / 1000),
         csv_index_catch_up_statements: catchUpStatementReport,
         csv_rows_per_s_indexed: round((csv.rows / csvIndexedMs) * 1000, 1),
