@@ -169,6 +169,7 @@ describe("ef_search calibration", () => {
         measured_queries: null,
         m: SMALL_GRAPH.m,
         ef_construction: SMALL_GRAPH.efConstruction,
+        encoding: SMALL_GRAPH.encoding,
       });
 
       await growTo(ctx, id, 900, 2000);
@@ -204,6 +205,7 @@ describe("ef_search calibration", () => {
         measured_queries: EF_SEARCH_CALIBRATION.queries,
         m: SMALL_GRAPH.m,
         ef_construction: SMALL_GRAPH.efConstruction,
+        encoding: SMALL_GRAPH.encoding,
       });
       // What the stored size gives searches, by queries and an exact ranking of our own.
       expect(await independentRecall(ctx, id, 20)).toBeGreaterThanOrEqual(0.93);

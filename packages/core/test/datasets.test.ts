@@ -71,6 +71,7 @@ describe("datasets", () => {
         measured_queries: null,
         m: VECTOR_GRAPH_DEFAULTS.local.m,
         ef_construction: VECTOR_GRAPH_DEFAULTS.local.efConstruction,
+        encoding: VECTOR_GRAPH_DEFAULTS.local.encoding,
       },
     });
   });
@@ -79,12 +80,27 @@ describe("datasets", () => {
     ["local/hash", {}, VECTOR_GRAPH_DEFAULTS.local],
     ["openai/text-embedding-3-small", {}, VECTOR_GRAPH_DEFAULTS.trained],
     // the deployment's choice over the family's (VECTOR_GRAPH_M, VECTOR_GRAPH_EF_CONSTRUCTION)
-    ["local/hash", { m: 12, efConstruction: 40 }, { m: 12, efConstruction: 40 }],
+    [
+      "local/hash",
+      { m: 12, efConstruction: 40 },
+      { m: 12, efConstruction: 40, encoding: "halfvec" },
+    ],
     ["local/hash", { efConstruction: 48 }, { ...VECTOR_GRAPH_DEFAULTS.local, efConstruction: 48 }],
     // pgvector needs a list of at least twice the links: raised to it
-    ["openai/text-embedding-3-small", { m: 40 }, { m: 40, efConstruction: 80 }],
-  ])(
-    "builds a %s dataset's graph (deployment's choice %j) with m and ef_construction %j",
+    [
+      "openai/text-embedding-3-small",
+      { m: 40 },
+      { m: 40, efConstruction: 80, encoding: "halfvec" },
+    ],
+    // the deployment's precision (VECTOR_GRAPH_ENCODING), which HNSW builds up to 2,000 dimensions
+    ["local/hash", { encoding: "vector" }, { ...VECTOR_GRAPH_DEFAULTS.local, encoding: "vector" }],
+    [
+      "openai/text-embedding-3-large",
+      { encoding: "vector" },
+      { ...VECTOR_GRAPH_DEFAULTS.trained, encoding: "halfvec" },
+    ],
+  ] as const)(
+    "builds a %s dataset's graph (deployment's choice %j) with %j",
     async (model, overrides, graph) => {
       const { ctx } = await createTenant(database.db);
       const dataset = await createDataset(
@@ -96,16 +112,23 @@ describe("datasets", () => {
       expect(detail.vector_index).toMatchObject({
         m: graph.m,
         ef_construction: graph.efConstruction,
+        encoding: graph.encoding,
       });
       // The index itself, as Postgres built it: the view must not say what the graph is not.
       const result = (await database.db.execute(sql`
-      SELECT c.reloptions FROM pg_class c
+      SELECT c.reloptions, pg_get_indexdef(c.oid) AS definition FROM pg_class c
       WHERE c.oid = quarry_serving_vector_graph(${dataset.id})`)) as unknown as {
-        rows: { reloptions: string[] | string }[];
+        rows: { reloptions: string[] | string; definition: string }[];
       };
       const options = String(result.rows[0]?.reloptions);
       expect(options).toContain(`m=${graph.m}`);
       expect(options).toContain(`ef_construction=${graph.efConstruction}`);
+      const n = dataset.dimensions;
+      expect(result.rows[0]?.definition).toContain(
+        graph.encoding === "vector"
+          ? `((embedding)::vector(${n})) vector_cosine_ops`
+          : `((l2_normalize((embedding)::vector(${n})))::halfvec(${n})) halfvec_cosine_ops`,
+      );
     },
   );
 

@@ -25,10 +25,12 @@ import {
   updateRow,
   upsertRows,
   VECTOR_SEARCH_TUNING,
+  type VectorGraphParameters,
   writeRowsOfDocument,
 } from "../src/index.ts";
 import { SEARCH_TEXTS } from "./fixtures/search-texts.ts";
 import { useFreshDatabase } from "./support/database.ts";
+import { engineGraph } from "./support/engine-graph.ts";
 import { noFiles } from "./support/no-files.ts";
 import { type PlanNode, planNodes } from "./support/plan-nodes.ts";
 import { createTenant } from "./support/tenant.ts";
@@ -37,12 +39,16 @@ const database = useFreshDatabase();
 
 const defaults = { embeddingModel: "local/hash" };
 
-async function setup(kind: "standard" | "hybrid" = "hybrid", dimensions?: number) {
+async function setup(
+  kind: "standard" | "hybrid" = "hybrid",
+  dimensions?: number,
+  graph?: Partial<VectorGraphParameters>,
+) {
   const { ctx } = await createTenant(database.db, `search-${kind}`);
   const dataset = await createDataset(
     ctx,
     { name: "s", kind, ...(dimensions ? { dimensions } : {}) },
-    defaults,
+    { ...defaults, ...(graph ? { graph } : {}) },
   );
   return { ctx, datasetId: dataset.id };
 }
@@ -164,9 +170,12 @@ describe("E2 semantic search", () => {
       );
     const [mine, theirs] = [await graphOf(datasetId), await graphOf(small.datasetId)];
     expect(mine).toHaveLength(1);
-    expect(mine[0]!.indexdef).toContain("vector(384)");
+    // Half precision over the unit vector, new datasets' default (core `VECTOR_GRAPH_DEFAULTS`)
+    expect(mine[0]!.indexdef).toContain(
+      "((l2_normalize((embedding)::vector(384)))::halfvec(384)) halfvec_cosine_ops",
+    );
     expect(theirs).toHaveLength(1);
-    expect(theirs[0]!.indexdef).toContain("vector(64)");
+    expect(theirs[0]!.indexdef).toContain("::halfvec(64)) halfvec_cosine_ops");
     const name = mine[0]!.indexname;
     expect(name).not.toBe(theirs[0]!.indexname);
     // 8 rows, which an exact sort ranks more cheaply: make the planner show the graph it would use
@@ -181,6 +190,7 @@ describe("E2 semantic search", () => {
           embeddingModel: "local/hash",
           efSearch: null,
           graphGeneration: 0,
+          graphEncoding: "halfvec",
         },
         vector!,
         undefined,
@@ -213,6 +223,7 @@ describe("E2 semantic search", () => {
         embeddingModel: "local/hash",
         efSearch: null,
         graphGeneration: 0,
+        graphEncoding: "halfvec",
       },
       vector!,
       3,
@@ -230,7 +241,7 @@ describe("E2 semantic search", () => {
   });
 
   it("applies filters exactly when few rows pass, and through the index when many do", async () => {
-    const { ctx, datasetId } = await setup("standard", 64);
+    const { ctx, datasetId } = await setup("standard", 64, engineGraph());
     // Six words a row from a vocabulary of 48, spread by a fixed pseudo-random walk: varied
     // vectors, as real text gives (a few repeated word patterns would make clusters of
     // near-duplicates, on which any HNSW graph's recall swings from build to build).
@@ -396,6 +407,7 @@ describe("the keyword index", () => {
         embeddingModel: "local/hash",
         efSearch: null,
         graphGeneration: 0,
+        graphEncoding: "halfvec",
       },
       vector!,
       undefined,

@@ -3,6 +3,7 @@ import { sql } from "drizzle-orm";
 import { describe, expect, it } from "vitest";
 import { createDataset, indexVectorBacklog, nextGraphRows, upsertRows } from "../src/index.ts";
 import { useFreshDatabase } from "./support/database.ts";
+import { engineGraph } from "./support/engine-graph.ts";
 import { createTenant } from "./support/tenant.ts";
 import { transactionCounter } from "./support/transaction-counter.ts";
 
@@ -41,7 +42,7 @@ describe("a dataset's graph partition as it grows", () => {
       ctx,
       // A real model's size, so that the partition spans pages as a real one does.
       { name: "g", dimensions: 384 },
-      { embeddingModel: "local/hash" },
+      { embeddingModel: "local/hash", graph: engineGraph() },
     );
     // Native autovacuum would otherwise analyze or vacuum the partition on its own, between the
     // indexer's moves or after its analysis, and its counts are a sample's or an extrapolation's

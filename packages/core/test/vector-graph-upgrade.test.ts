@@ -35,7 +35,7 @@ describe("migration 0017 on a database with graph vectors", () => {
     try {
       // Datasets are created as 0016 created them (a partial index on `indexed_vectors`),
       // under the name today's code calls.
-      await old.sql(`CREATE FUNCTION quarry_create_vector_graph(d text, n integer, m integer, ef integer)
+      await old.sql(`CREATE FUNCTION quarry_create_vector_graph(d text, n integer, e text, m integer, ef integer)
         RETURNS void LANGUAGE sql AS $$ SELECT quarry_create_vector_index(d, n, m, ef) $$`);
       // Today's code also writes columns of 0019's and 0020's; they go again before the upgrade.
       await old.sql("ALTER TABLE datasets ADD COLUMN ef_search_queries text");
@@ -45,8 +45,12 @@ describe("migration 0017 on a database with graph vectors", () => {
       await old.sql(
         "ALTER TABLE indexed_vectors ADD COLUMN graph_generation integer NOT NULL DEFAULT 0",
       );
+      // And of 0030's (graph encodings): full precision, as 0016 built graphs.
+      await old.sql(
+        "ALTER TABLE datasets ADD COLUMN graph_encoding text NOT NULL DEFAULT 'vector'",
+      );
       const { ctx } = await createTenant(old.db, "upgrade");
-      const model = { embeddingModel: "local/hash" };
+      const model = { embeddingModel: "local/hash", graph: { encoding: "vector" as const } };
       const indexed = await createDataset(ctx, { name: "indexed" }, model);
       const empty = await createDataset(ctx, { name: "empty" }, model);
       await upsertRows(ctx, indexed.id, {
@@ -69,7 +73,10 @@ describe("migration 0017 on a database with graph vectors", () => {
       const query = { query: "a comet in the night sky", top_k: 6 };
       const before = await searchRows(ctx, indexed.id, query);
       expect(before.results).toHaveLength(6);
-      await old.sql("DROP FUNCTION quarry_create_vector_graph(text, integer, integer, integer)");
+      await old.sql(
+        "DROP FUNCTION quarry_create_vector_graph(text, integer, text, integer, integer)",
+      );
+      await old.sql("ALTER TABLE datasets DROP COLUMN graph_encoding");
 
       await old.sql("ALTER TABLE datasets DROP COLUMN ef_search_queries");
       await old.sql("ALTER TABLE datasets DROP COLUMN ef_search_query_count");

@@ -1,6 +1,7 @@
 import { z } from "@hono/zod-openapi";
 import {
   DEFAULT_CHARACTERS_PER_FLUSH,
+  NEW_GRAPH_ENCODINGS,
   VECTOR_GRAPH_LIMITS,
   type VectorGraphParameters,
 } from "@quarry/core";
@@ -43,6 +44,14 @@ export const envSchema = z.object({
    */
   VECTOR_GRAPH_M: optionalInt(VECTOR_GRAPH_LIMITS.m),
   VECTOR_GRAPH_EF_CONSTRUCTION: optionalInt(VECTOR_GRAPH_LIMITS.efConstruction),
+  /**
+   * the precision new datasets' graphs hold vectors in (`vector`, `halfvec`); unset: the
+   * family's (half). `pnpm dev` on PGlite sets `vector`, which WASM computes faster.
+   */
+  VECTOR_GRAPH_ENCODING: z
+    .enum(["", ...NEW_GRAPH_ENCODINGS])
+    .optional()
+    .transform((v) => (v === "" ? undefined : v)),
   /** uploads and large sources are stored, read back and deleted here */
   FILES: binding<R2Bucket>("FILES"),
   /** slices of uploads and large sources, for the ingest worker */
@@ -67,6 +76,9 @@ export function vectorGraphOverrides(config: Config): Partial<VectorGraphParamet
     ...(config.VECTOR_GRAPH_EF_CONSTRUCTION === undefined
       ? {}
       : { efConstruction: config.VECTOR_GRAPH_EF_CONSTRUCTION }),
+    ...(config.VECTOR_GRAPH_ENCODING === undefined
+      ? {}
+      : { encoding: config.VECTOR_GRAPH_ENCODING }),
   };
 }
 

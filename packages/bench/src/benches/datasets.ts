@@ -7,7 +7,7 @@ import { startBenchTenant } from "../harness/bench-tenant.ts";
 import { measureSequential } from "../harness/concurrency.ts";
 import { explainAnalyze } from "../harness/explain.ts";
 import { fmt } from "../harness/report.ts";
-import { servedGeneration } from "../harness/served-generation.ts";
+import { servingGraph } from "../harness/serving-graph.ts";
 import { round, startTimer, summarize } from "../harness/stats.ts";
 import { createTextCorpus } from "../harness/text-corpus.ts";
 import { waitForVectorIndex } from "../harness/vector-index-wait.ts";
@@ -181,10 +181,10 @@ async function explainE2(
 ) {
   const planning: number[] = [];
   const execution: number[] = [];
-  const graphGeneration = await servedGeneration(db, dataset.id);
+  const graph = await servingGraph(db, dataset.id);
   for (let i = 0; i < EXPLAINS; i++) {
     const query = semanticRankingQuery(
-      { ...dataset, dimensions: DIMENSIONS, embeddingModel: MODEL, graphGeneration },
+      { ...dataset, ...graph, dimensions: DIMENSIONS, embeddingModel: MODEL },
       vectorOf(i),
       TOP_K,
     );

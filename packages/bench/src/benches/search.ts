@@ -9,8 +9,8 @@ import { explainAnalyze, type PlanSummary } from "../harness/explain.ts";
 import type { HttpClient, Reply } from "../harness/http.ts";
 import { type QuietDatabase, waitForQuietDatabase } from "../harness/quiet-database.ts";
 import { fmt } from "../harness/report.ts";
-import { servedGeneration } from "../harness/served-generation.ts";
 import { type TimedReply, timeSplit } from "../harness/server-timing.ts";
+import { type ServingGraph, servingGraph } from "../harness/serving-graph.ts";
 import { perSecond, round, type Summary, startTimer, summarize } from "../harness/stats.ts";
 import { createTextCorpus } from "../harness/text-corpus.ts";
 import {
@@ -411,15 +411,13 @@ function semanticQuery(vector: number[], graph: ServedGraph): QueryText {
 }
 
 /** What E2's statement depends on beside the query: the dataset, its list size and graph. */
-interface ServedGraph {
+interface ServedGraph extends ServingGraph {
   id: string;
   efSearch: number;
-  /** the generation whose graph serves (`datasets.graph_generation`), read from the database */
-  graphGeneration: number;
 }
 
 async function servedGraph(db: pg.Client, id: string, efSearch: number): Promise<ServedGraph> {
-  return { id, efSearch, graphGeneration: await servedGeneration(db, id) };
+  return { id, efSearch, ...(await servingGraph(db, id)) };
 }
 
 /** Exact top-10 by cosine distance: the materialized CTE keeps the vector index out. */

@@ -570,6 +570,11 @@ export interface components {
                 m: number;
                 /** @description HNSW candidate list size while linking (pgvector's ef_construction) the graph was built with: 64, pgvector's default, for trained models; 256 for local/*; or the deployment's VECTOR_GRAPH_EF_CONSTRUCTION. */
                 ef_construction: number;
+                /**
+                 * @description The precision the graph holds vectors in, chosen when the dataset was created: `halfvec` (half precision, of the unit vector) unless the deployment sets VECTOR_GRAPH_ENCODING=vector (`pnpm dev` on PGlite does). The graph only orders the walk: reported confidences, exact rankings and the recall ef_search is measured for are computed in full precision.
+                 * @enum {string}
+                 */
+                encoding: "vector" | "halfvec";
             };
         };
         Document: {

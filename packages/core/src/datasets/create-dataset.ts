@@ -41,7 +41,7 @@ export async function createDataset(
     );
   }
 
-  const graph = vectorGraphFor(embeddingModel, defaults.graph);
+  const graph = vectorGraphFor(embeddingModel, dimensions, defaults.graph);
   const row = await ctx.db.transaction(async (tx) => {
     const [inserted] = await tx
       .insert(datasets)
@@ -56,6 +56,7 @@ export async function createDataset(
         dimensions,
         graphM: graph.m,
         graphEfConstruction: graph.efConstruction,
+        graphEncoding: graph.encoding,
       })
       .returning();
     if (!inserted) throw new Error("insert returned no dataset");

@@ -18,7 +18,8 @@ import { requireDataset } from "./require-dataset.ts";
  * HNSW candidate list size its searches use — measured on its graph (`recall_at_10` at that
  * size, over `measured_rows` graph vectors, for the `measured_queries` queries `measured_on`
  * says: its own searches, or phrases of its texts until it has enough of those), or the model
- * family's default until then (all four null) — and the parameters its graph was built with.
+ * family's default until then (all four null) — and the parameters its graph was built with,
+ * with the precision it holds vectors in (`encoding`: pgvector's `vector` or `halfvec`).
  */
 export interface DatasetDetailView extends DatasetView {
   vector_index: {
@@ -32,6 +33,7 @@ export interface DatasetDetailView extends DatasetView {
     measured_queries: number | null;
     m: number;
     ef_construction: number;
+    encoding: "vector" | "halfvec";
   };
 }
 
@@ -63,6 +65,8 @@ export async function getDataset(
       measured_queries: record.efSearchQueryCount,
       m: record.graphM,
       ef_construction: record.graphEfConstruction,
+      // The normalizing or not is how the graph's vectors got there, not what they are.
+      encoding: record.graphEncoding === "vector" ? "vector" : "halfvec",
     },
   };
 }

@@ -5,7 +5,7 @@ import { embedTexts } from "../embedding/embed-texts.ts";
 import type { ProjectContext } from "../shared/context.ts";
 import { queryRows } from "./query-rows.ts";
 import { loadQuerySamples, QUERY_SAMPLES, samplesCallForCalibration } from "./query-samples.ts";
-import { vectorExpression } from "./search-indexes.ts";
+import { exactVectorExpression } from "./search-indexes.ts";
 import { SemanticSearch, servedVectors } from "./semantic-ranking.ts";
 import { MAX_EF_SEARCH } from "./vector-search-tuning.ts";
 
@@ -79,6 +79,7 @@ type Tuned = Pick<
   | "efSearchQueryCount"
   | "columns"
   | "graphGeneration"
+  | "graphEncoding"
 >;
 
 /**
@@ -140,7 +141,7 @@ export async function calibrateEfSearch(
     sql`SELECT d.id, d.dimensions, d.embedding_model AS "embeddingModel", d.columns,
                d.ef_search_rows AS "efSearchRows", d.ef_search_queries AS "efSearchQueries",
                d.ef_search_query_count AS "efSearchQueryCount",
-               d.graph_generation AS "graphGeneration",
+               d.graph_generation AS "graphGeneration", d.graph_encoding AS "graphEncoding",
                (SELECT count(*) FROM search_query_samples s WHERE s.dataset_id = d.id) AS samples,
                (SELECT k.row_count + coalesce((SELECT sum(x.row_count) FROM keyword_dataset_deltas x
                                                WHERE x.dataset_id = k.dataset_id), 0)
@@ -157,6 +158,7 @@ export async function calibrateEfSearch(
     efSearchQueryCount: state.efSearchQueryCount === null ? null : Number(state.efSearchQueryCount),
     columns: state.columns,
     graphGeneration: Number(state.graphGeneration),
+    graphEncoding: state.graphEncoding,
   };
   const due = dueAt(dataset.efSearchRows);
   const rows = Number(state.rows ?? 0);
@@ -316,10 +318,12 @@ async function sampleGraph(
  */
 function exactSql(dataset: Tuned, query: number[], k: number): SQL {
   const s = new SemanticSearch({ ...dataset, efSearch: null }, query, undefined);
-  const graph = vectorExpression(dataset.dimensions, "v.embedding");
+  // In full precision whatever the graph's encoding: recall is measured against the true
+  // neighbours, so a half-precision graph's loss is measured with its walk's.
+  const exact = exactVectorExpression(dataset.dimensions, "v.embedding");
   return sql`WITH ${s.queryVectorCte()},
     scored AS MATERIALIZED (
-      SELECT v.row_id AS id, (${graph} <=> ${s.queryVector}) AS distance
+      SELECT v.row_id AS id, (${exact} <=> ${s.queryVector}) AS distance
       FROM indexed_vectors v WHERE ${s.servedVectors()})
     SELECT id, distance FROM scored ORDER BY distance, id LIMIT ${k}::int`;
 }

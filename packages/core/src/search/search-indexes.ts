@@ -6,8 +6,8 @@ import type { DatasetRecord } from "../datasets/dataset-view.ts";
  * A dataset's search structures, created and dropped with it (inside the caller's
  * transaction): its keyword statistics row, which the row triggers keep up to date, and its
  * vector graph — its own partition of `indexed_vectors` with an HNSW index (cosine) over
- * `embedding` cast to the dataset's dimensions, built with the dataset's `m` and
- * `ef_construction`. Per-dataset graphs keep a small dataset's searches independent of a large
+ * `embedding` in the dataset's encoding (`graphVectorExpression`), built with the dataset's
+ * `m` and `ef_construction`. Per-dataset graphs keep a small dataset's searches independent of a large
  * neighbour and let datasets of different dimensions share one column; per-dataset partitions
  * keep a statement on one dataset's graph from paying for every other dataset's
  * (docs/indexing.md#vector-search). The DDL lives in SQL functions (migration
@@ -16,12 +16,15 @@ import type { DatasetRecord } from "../datasets/dataset-view.ts";
  */
 export async function createSearchIndexes(
   db: Database,
-  dataset: Pick<DatasetRecord, "id" | "dimensions" | "graphM" | "graphEfConstruction">,
+  dataset: Pick<
+    DatasetRecord,
+    "id" | "dimensions" | "graphEncoding" | "graphM" | "graphEfConstruction"
+  >,
 ): Promise<void> {
   await db.insert(keywordDatasets).values({ datasetId: dataset.id }).onConflictDoNothing();
   await db.execute(
     sql`select quarry_create_vector_graph(${dataset.id}, ${dataset.dimensions}::int,
-      ${dataset.graphM}::int, ${dataset.graphEfConstruction}::int)`,
+      ${dataset.graphEncoding}::text, ${dataset.graphM}::int, ${dataset.graphEfConstruction}::int)`,
   );
 }
 
@@ -41,24 +44,58 @@ export async function dropVectorGraph(db: Database, datasetId: string): Promise<
   await db.execute(sql`select quarry_drop_vector_graph(${datasetId})`);
 }
 
-/** pgvector's HNSW takes `vector` up to 2,000 dimensions and `halfvec` up to 4,000. */
-const MAX_VECTOR_INDEX_DIMENSIONS = 2000;
-
 /**
- * The indexed expression for a dataset, exactly as `quarry_vector_expression` builds it:
- * a query must repeat it for the planner to use the index, and name the dataset
- * (`dataset_id = …`) for the planner to look at its partition only.
+ * A dataset's graph expression of `column`, exactly as `quarry_vector_graph_expression` builds
+ * it for its encoding: a query must repeat it for the planner to use the index, and name the
+ * dataset (`dataset_id = …`) for the planner to look at its partition only.
  */
-export function vectorExpression(dimensions: number, column = "embedding"): SQL {
-  return sql.raw(`${column}::${vectorType(dimensions)}`);
+export function graphVectorExpression(dataset: GraphShape, column = "embedding"): SQL {
+  return sql.raw(graphVectorText(dataset, column));
 }
 
-/** `vector(384)`; `halfvec(3072)` above HNSW's limit for full precision. */
-export function vectorType(dimensions: number): string {
+/**
+ * A query vector (an expression of type `exactVectorType`) as the dataset's graph orders by it:
+ * `graphVectorExpression` of that vector.
+ */
+export function graphQueryExpression(dataset: GraphShape, query: SQL): SQL {
+  if (dataset.graphEncoding === "vector") return query;
+  const n = checkedDimensions(dataset.dimensions);
+  return dataset.graphEncoding === "halfvec"
+    ? sql`l2_normalize(${query})::halfvec(${sql.raw(String(n))})`
+    : sql`(${query})::halfvec(${sql.raw(String(n))})`;
+}
+
+/**
+ * `column` in full precision (`vector(384)`), whatever the graph's encoding: the distances a
+ * search reports and ranks on, and the exact rankings (backlog, filters, calibration), are
+ * computed in it. `vector` holds up to 16,000 dimensions; only its HNSW index stops at 2,000.
+ */
+export function exactVectorExpression(dimensions: number, column = "embedding"): SQL {
+  return sql.raw(`${column}::${exactVectorType(dimensions)}`);
+}
+
+/** `vector(384)`. */
+export function exactVectorType(dimensions: number): string {
+  return `vector(${checkedDimensions(dimensions)})`;
+}
+
+type GraphShape = Pick<DatasetRecord, "dimensions" | "graphEncoding">;
+
+function graphVectorText(dataset: GraphShape, column: string): string {
+  const n = checkedDimensions(dataset.dimensions);
+  switch (dataset.graphEncoding) {
+    case "vector":
+      return `${column}::vector(${n})`;
+    case "halfvec":
+      return `l2_normalize(${column}::vector(${n}))::halfvec(${n})`;
+    case "halfvec_unnormalized":
+      return `${column}::halfvec(${n})`;
+  }
+}
+
+function checkedDimensions(dimensions: number): number {
   if (!Number.isInteger(dimensions) || dimensions < 1) {
     throw new Error(`invalid dimensions ${dimensions}`);
   }
-  return dimensions <= MAX_VECTOR_INDEX_DIMENSIONS
-    ? `vector(${dimensions})`
-    : `halfvec(${dimensions})`;
+  return dimensions;
 }

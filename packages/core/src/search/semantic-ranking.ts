@@ -2,12 +2,17 @@ import { type SQL, sql } from "drizzle-orm";
 import type { DatasetRecord } from "../datasets/dataset-view.ts";
 import { scaledVectorOf } from "../rows/vector-transfer.ts";
 import { type QueryText, queryText } from "./query-text.ts";
-import { vectorExpression, vectorType } from "./search-indexes.ts";
+import {
+  exactVectorExpression,
+  exactVectorType,
+  graphQueryExpression,
+  graphVectorExpression,
+} from "./search-indexes.ts";
 import { datasetEfSearch, MAX_EF_SEARCH, VECTOR_SEARCH_TUNING } from "./vector-search-tuning.ts";
 
 type SearchedDataset = Pick<
   DatasetRecord,
-  "id" | "dimensions" | "embeddingModel" | "efSearch" | "graphGeneration"
+  "id" | "dimensions" | "embeddingModel" | "efSearch" | "graphGeneration" | "graphEncoding"
 >;
 
 /**
@@ -21,6 +26,11 @@ export class SemanticSearch {
    * subquery is an InitPlan, evaluated once, and HNSW can order by it like by a constant.
    */
   readonly queryVector = sql.raw("(SELECT v FROM quarry_query_vector)");
+  /**
+   * The query's vector as the dataset's graph orders by it (`graphVectorExpression`): the
+   * same as `queryVector` for a full-precision graph; in half precision, converted once.
+   */
+  readonly graphQueryVector: SQL;
   readonly #vector: number[];
 
   constructor(
@@ -29,13 +39,25 @@ export class SemanticSearch {
     readonly filter: SQL | undefined,
   ) {
     this.#vector = vector;
+    this.graphQueryVector =
+      dataset.graphEncoding === "vector"
+        ? this.queryVector
+        : sql.raw("(SELECT g FROM quarry_query_vector)");
   }
 
-  /** `quarry_query_vector(v)`: the query's vector, for `queryVector`. */
+  /**
+   * `quarry_query_vector(v[, g])`: the query's vector in full precision, for `queryVector`,
+   * and in the graph's encoding when that differs, for `graphQueryVector`.
+   */
   queryVectorCte(): SQL {
     const vector = scaledVectorOf(this.#vector, this.dataset.dimensions);
+    const exact = sql`${vector}::${sql.raw(exactVectorType(this.dataset.dimensions))}`;
+    if (this.dataset.graphEncoding === "vector") {
+      return sql`quarry_query_vector AS MATERIALIZED (SELECT ${exact} AS v)`;
+    }
     return sql`quarry_query_vector AS MATERIALIZED (
-      SELECT ${vector}::${sql.raw(vectorType(this.dataset.dimensions))} AS v)`;
+      SELECT q.v, ${graphQueryExpression(this.dataset, sql`q.v`)} AS g
+      FROM (SELECT ${exact} AS v) AS q)`;
   }
 
   /**
@@ -52,7 +74,7 @@ export class SemanticSearch {
        WHERE sv.dataset_id = ${this.dataset.id} AND sv.row_id = ${rowId}),
       (SELECT sb.embedding FROM vector_backlog sb
        WHERE sb.dataset_id = ${this.dataset.id} AND sb.row_id = ${rowId}))`;
-    return sql`(${stored}::${sql.raw(vectorType(this.dataset.dimensions))} <=> ${this.queryVector})`;
+    return sql`(${stored}::${sql.raw(exactVectorType(this.dataset.dimensions))} <=> ${this.queryVector})`;
   }
 
   /**
@@ -71,18 +93,21 @@ export class SemanticSearch {
    * - many: pgvector's iterative index scan walks the graph until `limit` rows pass the filter
    *   (or `maxScanTuples` rows were visited), in relaxed order; the backlog's rows that pass
    *   it are ranked exactly.
+   * Every side reports the exact distance (full precision, `exactVectorExpression`): a graph
+   * in half precision only orders the walk, so its candidates and the backlog's compare fairly.
    */
   candidatesSql(limit: number): SQL {
     // `indexed_vectors` and `vector_backlog` are kept by triggers on `rows`: packages/db/README.md
-    const graph = vectorExpression(this.dataset.dimensions, "v.embedding");
+    const graph = graphVectorExpression(this.dataset, "v.embedding");
+    const exact = exactVectorExpression(this.dataset.dimensions, "v.embedding");
     // A bulk build's vectors, which no serving graph takes yet: ranked exactly, like the
     // backlog's.
-    const newer = sql`SELECT v.row_id AS id, (${graph} <=> ${this.queryVector}) AS distance
+    const newer = sql`SELECT v.row_id AS id, (${exact} <=> ${this.queryVector}) AS distance
       FROM indexed_vectors v`;
     const ofNewer = newerVectors(this.dataset);
     // The backlog is ranked on its own copies of the embeddings (equal to the rows', kept so
     // by the same triggers): no TOAST fetch from `rows` per waiting row.
-    const waiting = vectorExpression(this.dataset.dimensions, "b.embedding");
+    const waiting = exactVectorExpression(this.dataset.dimensions, "b.embedding");
     const backlogRanked = sql`SELECT b.row_id AS id, (${waiting} <=> ${this.queryVector}) AS distance
       FROM vector_backlog b`;
     const ofDataset = sql`b.dataset_id = ${this.dataset.id}`;
@@ -104,10 +129,10 @@ export class SemanticSearch {
        WHERE (SELECT yes FROM few)
        ORDER BY 2, 1 LIMIT ${limit}::int)
       UNION ALL
-      (SELECT v.row_id AS id, (${graph} <=> ${this.queryVector}) AS distance
+      (SELECT v.row_id AS id, (${exact} <=> ${this.queryVector}) AS distance
        FROM indexed_vectors v JOIN rows r ON r.id = v.row_id
        WHERE ${this.servedVectors()} AND ${this.filter} AND NOT (SELECT yes FROM few)
-       ORDER BY ${graph} <=> ${this.queryVector} LIMIT ${limit}::int)
+       ORDER BY ${graph} <=> ${this.graphQueryVector} LIMIT ${limit}::int)
       UNION ALL
       (${newer} JOIN rows r ON r.id = v.row_id
        WHERE ${ofNewer} AND ${this.filter} AND NOT (SELECT yes FROM few)
@@ -119,16 +144,17 @@ export class SemanticSearch {
   }
 
   /**
-   * The graph's nearest `(id, distance)` by an HNSW scan, nearest first: the `dataset_id`
-   * predicate prunes `indexed_vectors` to the dataset's partition and the expression is its
-   * index's, so the planner can use it. `limit` is the LIMIT clause (`LIMIT n`, or `limit()`
+   * The graph's nearest `(id, distance)` by an HNSW scan, nearest first in the graph's
+   * encoding, with their exact distances: the `dataset_id` predicate prunes `indexed_vectors`
+   * to the dataset's partition and the expression is its index's, so the planner can use it. `limit` is the LIMIT clause (`LIMIT n`, or `limit()`
    * to apply the settings in the same statement).
    */
   graphSql(limit: SQL): SQL {
-    const graph = vectorExpression(this.dataset.dimensions, "v.embedding");
-    return sql`SELECT v.row_id AS id, (${graph} <=> ${this.queryVector}) AS distance
+    const graph = graphVectorExpression(this.dataset, "v.embedding");
+    const exact = exactVectorExpression(this.dataset.dimensions, "v.embedding");
+    return sql`SELECT v.row_id AS id, (${exact} <=> ${this.queryVector}) AS distance
       FROM indexed_vectors v WHERE ${this.servedVectors()}
-      ORDER BY ${graph} <=> ${this.queryVector} ${limit}`;
+      ORDER BY ${graph} <=> ${this.graphQueryVector} ${limit}`;
   }
 
   /** See `servedVectors`. */

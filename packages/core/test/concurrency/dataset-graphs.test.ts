@@ -91,7 +91,7 @@ describe("a dataset's graph partition", () => {
     const creator = await openTransaction();
     try {
       // What a dataset's creation runs (createSearchIndexes), left uncommitted.
-      await creator.query("SELECT quarry_create_vector_graph($1, 384, 16, 64)", [
+      await creator.query("SELECT quarry_create_vector_graph($1, 384, 'halfvec', 16, 64)", [
         "ds_being_created",
       ]);
       const session = await impatientSession();

@@ -2,6 +2,7 @@ import { LocalHashEmbedder } from "@quarry/providers";
 import { beforeAll, describe, expect, it } from "vitest";
 import {
   createDataset,
+  type DatasetRecord,
   deleteDataset,
   deleteRow,
   type GraphBuildSession,
@@ -135,6 +136,7 @@ async function planOfSemanticSearch(datasetId: string, query: string) {
       embeddingModel: "local/hash",
       efSearch: null,
       graphGeneration: await servedGeneration(datasetId),
+      graphEncoding: await graphEncodingOf(datasetId),
     },
     vector!,
     10,
@@ -162,6 +164,15 @@ async function servedGeneration(datasetId: string) {
     [datasetId],
   );
   return row?.generation ?? -1;
+}
+
+async function graphEncodingOf(datasetId: string) {
+  const [row] = await suite.fresh.sql<{ encoding: DatasetRecord["graphEncoding"] }>(
+    "SELECT graph_encoding AS encoding FROM datasets WHERE id = $1",
+    [datasetId],
+  );
+  if (!row) throw new Error(`no dataset ${datasetId}`);
+  return row.encoding;
 }
 
 /** The dataset's serving graph's name (`quarry_serving_vector_graph`). */
@@ -252,7 +263,7 @@ describe("a bulk graph build", () => {
     // Built with the dataset's own graph parameters.
     const { m, efConstruction } = VECTOR_GRAPH_DEFAULTS.local;
     expect(index?.definition).toContain(
-      `vector_cosine_ops) WITH (m='${m}', ef_construction='${efConstruction}') WHERE (graph_generation <= 1)`,
+      `::halfvec(384)) halfvec_cosine_ops) WITH (m='${m}', ef_construction='${efConstruction}') WHERE (graph_generation <= 1)`,
     );
     expect(await servedGeneration(datasetId)).toBe(1);
     await expectServedAlone(datasetId);
@@ -374,7 +385,7 @@ describe("a build cut short", () => {
     await buildNextGraph(datasetId);
     // … and an older one that a build cut short after serving its own left behind.
     await suite.fresh.sql(
-      `DO $$ BEGIN EXECUTE quarry_vector_graph_index_sql('${datasetId}', 384, 16, 64, false, 0); END $$`,
+      `DO $$ BEGIN EXECUTE quarry_vector_graph_index_sql('${datasetId}', 384, 'halfvec', 16, 64, false, 0); END $$`,
     );
     expect(await vectorGraphState(suite.fresh.db, datasetId)).toEqual({
       graph: "valid",
@@ -483,6 +494,7 @@ describe("a rebuild beside the serving graph", () => {
         embeddingModel: "local/hash",
         efSearch: 1000,
         graphGeneration: 1,
+        graphEncoding: "halfvec",
       },
       vector!,
       10,
@@ -493,8 +505,12 @@ describe("a rebuild beside the serving graph", () => {
 
   it("drops a graph that predates generations first, and builds one that has them", async () => {
     const datasetId = await backloggedDataset("legacy", 1200);
-    // The dataset's graph as migration 0017 built it: every vector of the partition.
+    // The dataset's graph as migration 0017 built it: every vector of the partition, in full
+    // precision, as every graph was until 0030.
     await suite.fresh.sql(`DROP INDEX ${await servingGraphName(datasetId)}`);
+    await suite.fresh.sql("UPDATE datasets SET graph_encoding = 'vector' WHERE id = $1", [
+      datasetId,
+    ]);
     await suite.fresh.sql(
       `DO $$ BEGIN EXECUTE format(
          'CREATE INDEX %I ON %I USING hnsw ((%s) vector_cosine_ops)',

@@ -10,6 +10,18 @@ export interface ColumnDefinition {
   type: "text";
   embed: boolean;
 }
+/**
+ * How a dataset's HNSW graph holds its vectors (migration `vector_graph_encodings`), fixed when
+ * the dataset is created: its graphs are indexes over this expression of `embedding`, and its
+ * searches must repeat it for the planner to walk them.
+ * - `vector`: full precision, `embedding::vector(n)` (up to 2,000 dimensions);
+ * - `halfvec`: half precision over the unit vector, `l2_normalize(embedding::vector(n))::halfvec(n)`:
+ *   cosine distance ignores length, and a unit vector's components are within ±1, which
+ *   half precision always holds (±65,504 at most);
+ * - `halfvec_unnormalized`: `embedding::halfvec(n)`, the graphs of datasets of more than 2,000
+ *   dimensions created before encodings were chosen.
+ */
+export type VectorGraphEncoding = "vector" | "halfvec" | "halfvec_unnormalized";
 export type MetadataColumnType = "string" | "number" | "boolean" | "string[]";
 export interface MetadataColumnDefinition {
   name: string;
@@ -71,6 +83,12 @@ export const datasets = pgTable(
      * Datasets whose graph predates generations (an index with no predicate) are at 0.
      */
     graphGeneration: integer("graph_generation").notNull().default(0),
+    /**
+     * How the dataset's graphs hold its vectors (`VectorGraphEncoding`). Datasets created before
+     * it was chosen have the expression their graphs were built on: `vector` up to 2,000
+     * dimensions, `halfvec_unnormalized` above.
+     */
+    graphEncoding: text("graph_encoding").$type<VectorGraphEncoding>().notNull().default("vector"),
     createdAt: createdAt(),
   },
   (t) => [index("datasets_project_created_idx").on(t.projectId, t.createdAt, t.id)],
