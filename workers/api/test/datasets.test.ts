@@ -4,13 +4,14 @@ import { postDataset, upsertRows } from "./support/seed.ts";
 import { createTenant } from "./support/tenant.ts";
 
 /**
- * The graph parameters of a new `local/hash` dataset: the family's denser graph on native
- * PostgreSQL, the cheap one `pnpm dev` sets on PGlite (core `VECTOR_GRAPH_DEFAULTS`).
+ * The graph parameters of a new `local/hash` dataset: the family's denser graph in half
+ * precision on native PostgreSQL, the cheap one in full precision that `pnpm dev` sets on
+ * PGlite (core `VECTOR_GRAPH_DEFAULTS`).
  */
 const GRAPH = {
-  native: { m: 24, ef_construction: 256 },
-  pglite: { m: 16, ef_construction: 64 },
-  "": { m: expect.any(Number), ef_construction: expect.any(Number) },
+  native: { m: 24, ef_construction: 256, encoding: "halfvec" },
+  pglite: { m: 16, ef_construction: 64, encoding: "vector" },
+  "": { m: expect.any(Number), ef_construction: expect.any(Number), encoding: expect.any(String) },
 }[inject("databaseEngine")];
 
 describe("datasets API", () => {
