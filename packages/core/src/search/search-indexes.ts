@@ -7,9 +7,9 @@ import type { DatasetRecord } from "../datasets/dataset-view.ts";
  * transaction): its keyword statistics row, which the row triggers keep up to date, and its
  * vector graph — its own partition of `indexed_vectors` with an HNSW index (cosine) over
  * `embedding` in the dataset's encoding (`graphVectorExpression`), built with the dataset's
- * `m` and `ef_construction`. Per-dataset graphs keep a small dataset's searches independent of a large
- * neighbour and let datasets of different dimensions share one column; per-dataset partitions
- * keep a statement on one dataset's graph from paying for every other dataset's
+ * `m` and `ef_construction`. Per-dataset graphs keep a small dataset's searches independent of
+ * a large neighbour and let datasets of different dimensions share one column; per-dataset
+ * partitions keep a statement on one dataset's graph from paying for every other dataset's
  * (docs/indexing.md#vector-search). The DDL lives in SQL functions (migration
  * `vector_graph_partitions`) so identifiers and literals are quoted by Postgres.
  * Triggers and functions: packages/db/README.md.

@@ -146,8 +146,9 @@ export class SemanticSearch {
   /**
    * The graph's nearest `(id, distance)` by an HNSW scan, nearest first in the graph's
    * encoding, with their exact distances: the `dataset_id` predicate prunes `indexed_vectors`
-   * to the dataset's partition and the expression is its index's, so the planner can use it. `limit` is the LIMIT clause (`LIMIT n`, or `limit()`
-   * to apply the settings in the same statement).
+   * to the dataset's partition and the expression is its index's, so the planner can use it.
+   * `limit` is the LIMIT clause (`LIMIT n`, or `limit()` to apply the settings in the same
+   * statement).
    */
   graphSql(limit: SQL): SQL {
     const graph = graphVectorExpression(this.dataset, "v.embedding");
