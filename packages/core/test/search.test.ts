@@ -33,6 +33,7 @@ import { useFreshDatabase } from "./support/database.ts";
 import { engineGraph } from "./support/engine-graph.ts";
 import { noFiles } from "./support/no-files.ts";
 import { type PlanNode, planNodes } from "./support/plan-nodes.ts";
+import { planWithoutScans } from "./support/plan-text.ts";
 import { createTenant } from "./support/tenant.ts";
 
 const database = useFreshDatabase();
@@ -178,34 +179,25 @@ describe("E2 semantic search", () => {
     expect(theirs[0]!.indexdef).toContain("::halfvec(64)) halfvec_cosine_ops");
     const name = mine[0]!.indexname;
     expect(name).not.toBe(theirs[0]!.indexname);
-    // 8 rows, which an exact sort ranks more cheaply: make the planner show the graph it would use
-    await database.db.execute(sql`SET enable_seqscan = off`);
-    await database.db.execute(sql`SET enable_sort = off`);
-    try {
-      const [vector] = await new LocalHashEmbedder(384).embed(["comet"]);
-      const statement = new SemanticSearch(
-        {
-          id: datasetId,
-          dimensions: 384,
-          embeddingModel: "local/hash",
-          efSearch: null,
-          graphGeneration: 0,
-          graphEncoding: "halfvec",
-        },
-        vector!,
-        undefined,
-      );
-      const plan = (await rowsOf<Record<string, string>>(sql`EXPLAIN ${statement.rankSql(3)}`))
-        .map((p) => Object.values(p)[0])
-        .join("\n");
-      expect(plan).toContain(`Index Scan using ${name}`);
-      // Planned over its own partition: the other dataset's is not even looked at.
-      expect(plan).toContain(mine[0]!.tablename);
-      expect(plan).not.toContain(theirs[0]!.tablename);
-    } finally {
-      await database.db.execute(sql`RESET enable_seqscan`);
-      await database.db.execute(sql`RESET enable_sort`);
-    }
+    // 8 rows, which an exact sort ranks more cheaply: the plan without scans shows the graph used
+    const [vector] = await new LocalHashEmbedder(384).embed(["comet"]);
+    const statement = new SemanticSearch(
+      {
+        id: datasetId,
+        dimensions: 384,
+        embeddingModel: "local/hash",
+        efSearch: null,
+        graphGeneration: 0,
+        graphEncoding: "halfvec",
+      },
+      vector!,
+      undefined,
+    );
+    const plan = await planWithoutScans(database.db, statement.rankSql(3));
+    expect(plan).toContain(`Index Scan using ${name}`);
+    // Planned over its own partition: the other dataset's is not even looked at.
+    expect(plan).toContain(mine[0]!.tablename);
+    expect(plan).not.toContain(theirs[0]!.tablename);
     expect((await searchRows(small.ctx, small.datasetId, { query: "comet" })).results).toHaveLength(
       3,
     );

@@ -1,5 +1,4 @@
 import { LocalHashEmbedder } from "@quarry/providers";
-import { sql } from "drizzle-orm";
 import { describe, expect, it } from "vitest";
 import {
   createDataset,
@@ -15,6 +14,7 @@ import {
   type PartlyMigratedDatabase,
   partlyMigratedDatabase,
 } from "./support/partly-migrated-database.ts";
+import { planWithoutScans } from "./support/plan-text.ts";
 import { createTenant } from "./support/tenant.ts";
 
 /**
@@ -123,9 +123,7 @@ describe("migration 0030 on a database with graphs", () => {
 
 /**
  * Whether E2's statement for the dataset, as core renders it from the stored dataset, walks
- * the dataset's serving graph. Sequential scans and sorts are priced out: a few rows are ranked
- * more cheaply without a graph, and this shows the graph the planner would walk — none when the
- * statement's expression is not the index's.
+ * the dataset's serving graph (`planWithoutScans`).
  */
 async function graphWalkedBy(old: PartlyMigratedDatabase, datasetId: string): Promise<boolean> {
   const [dataset] = await old.sql<
@@ -146,13 +144,6 @@ async function graphWalkedBy(old: PartlyMigratedDatabase, datasetId: string): Pr
     "SELECT quarry_serving_vector_graph($1)::text AS name",
     [datasetId],
   );
-  const plan = await old.db.transaction(async (tx) => {
-    await tx.execute(sql`SET LOCAL enable_seqscan = off`);
-    await tx.execute(sql`SET LOCAL enable_sort = off`);
-    const rows = (await tx.execute(sql`EXPLAIN ${search.rankSql(5)}`)) as unknown as {
-      rows: Record<string, string>[];
-    };
-    return rows.rows.map((r) => Object.values(r)[0]).join("\n");
-  });
+  const plan = await planWithoutScans(old.db, search.rankSql(5));
   return plan.includes(`Index Scan using ${serving?.name}`);
 }

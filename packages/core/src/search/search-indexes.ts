@@ -54,18 +54,6 @@ export function graphVectorExpression(dataset: GraphShape, column = "embedding")
 }
 
 /**
- * A query vector (an expression of type `exactVectorType`) as the dataset's graph orders by it:
- * `graphVectorExpression` of that vector.
- */
-export function graphQueryExpression(dataset: GraphShape, query: SQL): SQL {
-  if (dataset.graphEncoding === "vector") return query;
-  const n = checkedDimensions(dataset.dimensions);
-  return dataset.graphEncoding === "halfvec"
-    ? sql`l2_normalize(${query})::halfvec(${sql.raw(String(n))})`
-    : sql`(${query})::halfvec(${sql.raw(String(n))})`;
-}
-
-/**
  * `column` in full precision (`vector(384)`), whatever the graph's encoding: the distances a
  * search reports and ranks on, and the exact rankings (backlog, filters, calibration), are
  * computed in it. `vector` holds up to 16,000 dimensions; only its HNSW index stops at 2,000.

@@ -2,12 +2,7 @@ import { type SQL, sql } from "drizzle-orm";
 import type { DatasetRecord } from "../datasets/dataset-view.ts";
 import { scaledVectorOf } from "../rows/vector-transfer.ts";
 import { type QueryText, queryText } from "./query-text.ts";
-import {
-  exactVectorExpression,
-  exactVectorType,
-  graphQueryExpression,
-  graphVectorExpression,
-} from "./search-indexes.ts";
+import { exactVectorExpression, exactVectorType, graphVectorExpression } from "./search-indexes.ts";
 import { datasetEfSearch, MAX_EF_SEARCH, VECTOR_SEARCH_TUNING } from "./vector-search-tuning.ts";
 
 type SearchedDataset = Pick<
@@ -55,8 +50,9 @@ export class SemanticSearch {
     if (this.dataset.graphEncoding === "vector") {
       return sql`quarry_query_vector AS MATERIALIZED (SELECT ${exact} AS v)`;
     }
+    // The graph's own expression of the vector (its cast of `v` to `vector(n)` is a no-op).
     return sql`quarry_query_vector AS MATERIALIZED (
-      SELECT q.v, ${graphQueryExpression(this.dataset, sql`q.v`)} AS g
+      SELECT q.v, ${graphVectorExpression(this.dataset, "q.v")} AS g
       FROM (SELECT ${exact} AS v) AS q)`;
   }
 
