@@ -18,6 +18,7 @@ import {
   parseInput,
   pendingVectorRows,
   RowSearchInput,
+  requireDataset,
   SemanticSearch,
   searchDocuments,
   searchRows,
@@ -181,18 +182,8 @@ describe("E2 semantic search", () => {
     expect(name).not.toBe(theirs[0]!.indexname);
     // 8 rows, which an exact sort ranks more cheaply: the plan without scans shows the graph used
     const [vector] = await new LocalHashEmbedder(384).embed(["comet"]);
-    const statement = new SemanticSearch(
-      {
-        id: datasetId,
-        dimensions: 384,
-        embeddingModel: "local/hash",
-        efSearch: null,
-        graphGeneration: 0,
-        graphEncoding: "halfvec",
-      },
-      vector!,
-      undefined,
-    );
+    // E2's statement as core renders it from the stored dataset
+    const statement = new SemanticSearch(await requireDataset(ctx, datasetId), vector!, undefined);
     const plan = await planWithoutScans(database.db, statement.rankSql(3));
     expect(plan).toContain(`Index Scan using ${name}`);
     // Planned over its own partition: the other dataset's is not even looked at.
@@ -392,18 +383,7 @@ describe("the keyword index", () => {
       })),
     });
     const [vector] = await new LocalHashEmbedder(384).embed(["zeppelin harbour"]);
-    const semantic = new SemanticSearch(
-      {
-        id: datasetId,
-        dimensions: 384,
-        embeddingModel: "local/hash",
-        efSearch: null,
-        graphGeneration: 0,
-        graphEncoding: "halfvec",
-      },
-      vector!,
-      undefined,
-    );
+    const semantic = new SemanticSearch(await requireDataset(ctx, datasetId), vector!, undefined);
     const input = { query: "zeppelin harbour", topK: 3, filter: undefined };
     const statements = {
       keyword: keywordRankingSql({ id: datasetId }, input),
