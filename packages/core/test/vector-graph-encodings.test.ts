@@ -11,6 +11,7 @@ import {
 import { SEARCH_TEXTS as TEXTS } from "./fixtures/search-texts.ts";
 import { checkInvariants } from "./support/invariants.ts";
 import {
+  migrationText,
   type PartlyMigratedDatabase,
   partlyMigratedDatabase,
 } from "./support/partly-migrated-database.ts";
@@ -35,6 +36,8 @@ describe("migration 0030 on a database with graphs", () => {
       );
       await old.sql(`CREATE FUNCTION quarry_create_vector_graph(d text, n integer, e text, m integer, ef integer)
         RETURNS void LANGUAGE sql AS $$ SELECT quarry_create_vector_graph(d, n, m, ef) $$`);
+      // And 0032's function, which its searches rank the backlog with.
+      await old.sql(migrationText("0032_nearest_waiting_rows"));
       const { ctx } = await createTenant(old.db, "encodings");
       const model = { embeddingModel: "local/hash", graph: { encoding: "vector" as const } };
       const narrow = await createDataset(ctx, { name: "narrow" }, model);
@@ -54,6 +57,7 @@ describe("migration 0030 on a database with graphs", () => {
       await old.sql(
         "DROP FUNCTION quarry_create_vector_graph(text, integer, text, integer, integer)",
       );
+      await old.sql("DROP FUNCTION quarry_nearest_waiting_rows(text, vector, integer)");
       await old.sql("ALTER TABLE datasets DROP COLUMN graph_encoding");
       await old.migrateRest();
 

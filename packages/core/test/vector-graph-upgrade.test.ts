@@ -10,7 +10,7 @@ import {
 import { SEARCH_TEXTS as TEXTS } from "./fixtures/search-texts.ts";
 import { checkInvariants } from "./support/invariants.ts";
 import { noFiles } from "./support/no-files.ts";
-import { partlyMigratedDatabase } from "./support/partly-migrated-database.ts";
+import { migrationText, partlyMigratedDatabase } from "./support/partly-migrated-database.ts";
 import { createTenant } from "./support/tenant.ts";
 
 /**
@@ -49,6 +49,8 @@ describe("migration 0017 on a database with graph vectors", () => {
       await old.sql(
         "ALTER TABLE datasets ADD COLUMN graph_encoding text NOT NULL DEFAULT 'vector'",
       );
+      // And 0032's function, which its searches rank the backlog with.
+      await old.sql(migrationText("0032_nearest_waiting_rows"));
       const { ctx } = await createTenant(old.db, "upgrade");
       const model = { embeddingModel: "local/hash", graph: { encoding: "vector" as const } };
       const indexed = await createDataset(ctx, { name: "indexed" }, model);
@@ -76,6 +78,7 @@ describe("migration 0017 on a database with graph vectors", () => {
       await old.sql(
         "DROP FUNCTION quarry_create_vector_graph(text, integer, text, integer, integer)",
       );
+      await old.sql("DROP FUNCTION quarry_nearest_waiting_rows(text, vector, integer)");
       await old.sql("ALTER TABLE datasets DROP COLUMN graph_encoding");
 
       await old.sql("ALTER TABLE datasets DROP COLUMN ef_search_queries");

@@ -103,17 +103,24 @@ export class SemanticSearch {
     const ofNewer = newerVectors(this.dataset);
     // The backlog is ranked on its own copies of the embeddings (equal to the rows', kept so
     // by the same triggers): no TOAST fetch from `rows` per waiting row.
-    const waiting = exactVectorExpression(this.dataset.dimensions, "b.embedding");
-    const backlogRanked = sql`SELECT b.row_id AS id, (${waiting} <=> ${this.queryVector}) AS distance
-      FROM vector_backlog b`;
-    const ofDataset = sql`b.dataset_id = ${this.dataset.id}`;
     if (!this.filter) {
+      // Its nearest are read off its key whatever the planner's statistics say of the dataset's
+      // share of the table (`quarry_nearest_waiting_rows`, migration 0032): a scan of the whole
+      // table would read every dataset's waiting rows.
       return sql`(${this.graphSql(sql`LIMIT ${limit}::int`)})
       UNION ALL
       (${newer} WHERE ${ofNewer} ORDER BY 2, 1 LIMIT ${limit}::int)
       UNION ALL
-      (${backlogRanked} WHERE ${ofDataset} ORDER BY 2, 1 LIMIT ${limit}::int)`;
+      (SELECT w.id, w.distance
+       FROM quarry_nearest_waiting_rows(${this.dataset.id}, ${this.queryVector}, ${limit}::int) AS w)`;
     }
+    // Filtered, the backlog's entries are joined to their rows and the filter, a join whose
+    // plan the planner's estimates should choose (a large backlog and a filter that passes few
+    // rows: by the filter's index).
+    const waiting = exactVectorExpression(this.dataset.dimensions, "b.embedding");
+    const backlogRanked = sql`SELECT b.row_id AS id, (${waiting} <=> ${this.queryVector}) AS distance
+      FROM vector_backlog b`;
+    const ofDataset = sql`b.dataset_id = ${this.dataset.id}`;
     const cap = VECTOR_SEARCH_TUNING.exactFilterRows;
     const base = sql`FROM rows r WHERE r.dataset_id = ${this.dataset.id} AND r.embedding IS NOT NULL`;
     return sql`WITH probe AS MATERIALIZED (

@@ -38,6 +38,17 @@ export async function partlyMigratedDatabase(
   }
 }
 
+/**
+ * The SQL of the committed migration `tag`, for a test that gives an older schema a function
+ * today's code calls (and drops it again before `migrateRest()`). Only for a migration of one
+ * statement: the drivers run a string of several, but not drizzle's breakpoints between them.
+ */
+export function migrationText(tag: string): string {
+  const text = readFileSync(join(migrationsFolder(), `${tag}.sql`), "utf8");
+  if (text.includes("--> statement-breakpoint")) throw new Error(`${tag} has several statements`);
+  return text;
+}
+
 /** A copy of the migrations folder whose journal ends at `lastTag`. */
 function migrationsUpTo(lastTag: string): string {
   const folder = mkdtempSync(join(tmpdir(), "quarry-migrations-"));
