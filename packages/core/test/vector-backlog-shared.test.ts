@@ -1,8 +1,17 @@
 import type { Database } from "@quarry/db";
+import { LocalHashEmbedder } from "@quarry/providers";
 import { sql } from "drizzle-orm";
 import { beforeAll, describe, expect, it } from "vitest";
-import { createDataset, type ProjectContext, searchRows, upsertRows } from "../src/index.ts";
+import {
+  createDataset,
+  type ProjectContext,
+  requireDataset,
+  searchRows,
+  semanticRankingQuery,
+  upsertRows,
+} from "../src/index.ts";
 import { useFreshDatabase } from "./support/database.ts";
+import { type PlanNode, planNodes } from "./support/plan-nodes.ts";
 import { createTenant } from "./support/tenant.ts";
 import { transactionCounter } from "./support/transaction-counter.ts";
 
@@ -74,5 +83,24 @@ describe("a dataset's searches over a backlog several datasets share", () => {
     });
     expect(read).toBeLessThanOrEqual(OWN_ROWS);
     expect(read).toBeGreaterThan(0);
+  });
+
+  // The ranking is a function, which the planner takes for 1,000 rows unless told otherwise, and
+  // plans what it joins the candidates to (`rows`, a hybrid's keyword side) for that many.
+  it("tell the planner how few candidates they give back", async () => {
+    const topK = 5;
+    const dataset = await requireDataset(ctx, datasetIds[0] as string);
+    const [vector] = await new LocalHashEmbedder(384).embed(["tides"]);
+    const query = semanticRankingQuery(dataset, vector as number[], topK);
+    const [plan] = await database.fresh.sql<{ "QUERY PLAN": { Plan: PlanNode }[] }>(
+      `EXPLAIN (ANALYZE, FORMAT JSON) ${query.text}`,
+      query.params,
+    );
+    // The candidates: the graph's, a bulk build's and the backlog's, `topK` each at most.
+    const candidates = planNodes(plan as { "QUERY PLAN": { Plan: PlanNode }[] }).filter(
+      (node) => node["Node Type"] === "Append" || node["Node Type"] === "Merge Append",
+    );
+    expect(candidates.map((node) => node["Actual Rows"])).toEqual([topK]);
+    expect(candidates[0]?.["Plan Rows"]).toBeLessThanOrEqual(3 * topK);
   });
 });

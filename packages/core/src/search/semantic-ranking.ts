@@ -106,13 +106,16 @@ export class SemanticSearch {
     if (!this.filter) {
       // Its nearest are read off its key whatever the planner's statistics say of the dataset's
       // share of the table (`quarry_nearest_waiting_rows`, migration 0032): a scan of the whole
-      // table would read every dataset's waiting rows.
+      // table would read every dataset's waiting rows. The LIMIT cuts nothing; it tells the
+      // planner how many rows come back, where it would take a function's for 1,000 and plan
+      // the joins to the candidates (`rows`, a hybrid's keyword side) for that many.
       return sql`(${this.graphSql(sql`LIMIT ${limit}::int`)})
       UNION ALL
       (${newer} WHERE ${ofNewer} ORDER BY 2, 1 LIMIT ${limit}::int)
       UNION ALL
       (SELECT w.id, w.distance
-       FROM quarry_nearest_waiting_rows(${this.dataset.id}, ${this.queryVector}, ${limit}::int) AS w)`;
+       FROM quarry_nearest_waiting_rows(${this.dataset.id}, ${this.queryVector}, ${limit}::int) AS w
+       LIMIT ${limit}::int)`;
     }
     // Filtered, the backlog's entries are joined to their rows and the filter, a join whose
     // plan the planner's estimates should choose (a large backlog and a filter that passes few

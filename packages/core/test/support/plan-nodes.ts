@@ -3,6 +3,8 @@ export interface PlanNode {
   "Node Type": string;
   "Relation Name"?: string;
   "Index Name"?: string;
+  /** the planner's estimate of the rows the node returns */
+  "Plan Rows": number;
   "Actual Rows": number;
   "Actual Loops": number;
   "Rows Removed by Filter"?: number;
