@@ -119,7 +119,11 @@ export class SemanticSearch {
     }
     // Filtered, the backlog's entries are joined to their rows and the filter, a join whose
     // plan the planner's estimates should choose (a large backlog and a filter that passes few
-    // rows: by the filter's index).
+    // rows: by the filter's index). The joined rows are the dataset's, as their entries are;
+    // said again on `rows` (`ofDatasetRows`), it lets the planner read only the dataset's rows
+    // that pass the filter, by the filter's index, where it otherwise hashed every dataset's
+    // (10k waiting rows of one of five datasets, 52k rows in all: 75 ms, against 31).
+    const ofDatasetRows = sql`r.dataset_id = ${this.dataset.id}`;
     const waiting = exactVectorExpression(this.dataset.dimensions, "b.embedding");
     const backlogRanked = sql`SELECT b.row_id AS id, (${waiting} <=> ${this.queryVector}) AS distance
       FROM vector_backlog b`;
@@ -141,11 +145,11 @@ export class SemanticSearch {
        ORDER BY ${graph} <=> ${this.graphQueryVector} LIMIT ${limit}::int)
       UNION ALL
       (${newer} JOIN rows r ON r.id = v.row_id
-       WHERE ${ofNewer} AND ${this.filter} AND NOT (SELECT yes FROM few)
+       WHERE ${ofNewer} AND ${ofDatasetRows} AND ${this.filter} AND NOT (SELECT yes FROM few)
        ORDER BY 2, 1 LIMIT ${limit}::int)
       UNION ALL
       (${backlogRanked} JOIN rows r ON r.id = b.row_id
-       WHERE ${ofDataset} AND ${this.filter} AND NOT (SELECT yes FROM few)
+       WHERE ${ofDataset} AND ${ofDatasetRows} AND ${this.filter} AND NOT (SELECT yes FROM few)
        ORDER BY 2, 1 LIMIT ${limit}::int)`;
   }
 

@@ -8,6 +8,10 @@ export interface PlanNode {
   "Actual Rows": number;
   "Actual Loops": number;
   "Rows Removed by Filter"?: number;
+  /** a node's conditions, as EXPLAIN prints them */
+  Filter?: string;
+  "Index Cond"?: string;
+  "Recheck Cond"?: string;
   /** the columns the node returns (EXPLAIN VERBOSE only) */
   Output?: string[];
   Plans?: PlanNode[];
