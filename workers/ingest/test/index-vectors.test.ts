@@ -12,8 +12,7 @@ import { type ConsumerHarness, startConsumerHarness } from "./support/consumer-h
 
 /**
  * What an `index-vectors` message does besides moving rows into the graph: it frees the
- * backlog's pages at once, empties the search indexes' pending lists, folds the keyword deltas
- * even while the graph waits for an upload, and it measures ef_search as soon as the graph is big enough, not
+ * backlog's pages at once, empties the search indexes' pending lists, and it measures ef_search as soon as the graph is big enough, not
  * only once the backlog has drained (under a steady stream of writes it never drains, and the
  * dataset would search with its family's default for as long as the writes go on).
  */
@@ -123,38 +122,6 @@ describe("an index-vectors message that moves the whole backlog", () => {
     await consumer.deliver("quarry-index", indexVectorsMessage(dataset.id));
     // Nothing left for a search, or the next writer, to read through or empty.
     expect(await flushPendingIndexEntries(consumer.db)).toBe(0);
-  });
-});
-
-describe("an index-vectors message while an upload of the dataset is under way", () => {
-  it("folds the writes' keyword deltas, and leaves the graph for later", async () => {
-    const dataset = await createDataset(
-      project,
-      { name: "folded", kind: "hybrid" },
-      { embeddingModel: "local/hash" },
-    );
-    await upsertRows(project, dataset.id, {
-      document_id: "written",
-      rows: Array.from({ length: 50 }, (_, i) => ({ data: { text: text(i) } })),
-    });
-    // A document part-way through an ingestion of several slices holds the graph back.
-    await consumer.db.execute(sql`
-      INSERT INTO documents (project_id, dataset_id, id, status, metadata)
-      VALUES (${project.projectId}, ${dataset.id}, 'uploading', 'processing', '{}'::jsonb)`);
-    const deltas = async () => {
-      const result = (await consumer.db.execute(sql`
-        SELECT (SELECT count(*)::int FROM keyword_term_deltas WHERE dataset_id = ${dataset.id})
-             + (SELECT count(*)::int FROM keyword_dataset_deltas WHERE dataset_id = ${dataset.id})
-             AS n`)) as unknown as { rows: { n: number }[] };
-      return result.rows[0]?.n;
-    };
-    expect(await deltas()).toBeGreaterThan(0);
-
-    const { id, result } = await consumer.deliver("quarry-index", indexVectorsMessage(dataset.id));
-    expect(result.explicitAcks).toStrictEqual([id]);
-    expect(await deltas()).toBe(0);
-    // The rows wait for the graph, searched from the backlog meanwhile.
-    expect(await stateOf(dataset.id)).toMatchObject({ graph_rows: 0, pending: 50 });
   });
 });
 

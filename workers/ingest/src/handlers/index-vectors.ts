@@ -43,17 +43,14 @@ export const handleIndexVectors: MessageHandler<VectorIndexMessage> = async (
     await bestEffort(message, "search index pending entries not flushed", () =>
       flushPendingIndexEntries(db),
     );
-    // The writes that asked for this message appended keyword deltas too, which every search
-    // of their terms adds up until they are folded. Not held back with the dataset's turn either:
-    // the fold never waits and takes well under a second, and under a steady stream of uploads
-    // (`pnpm bench load`) the turn came once in 10 s, so each common term's deltas grew to
-    // hundreds, read afresh by every E1, E3 and hybrid search.
-    const folded = await foldKeywordDeltas(db, message.datasetId);
     const turn = await vectorIndexTurn(db, message);
     if (turn.kind === "defer") {
       await deps.send(turn.message, { delaySeconds: turn.delaySeconds });
       return ack;
     }
+    // The writes that asked for this message appended keyword deltas too: fold them while
+    // the dataset has its turn, so searches add up only a few.
+    const folded = await foldKeywordDeltas(db, message.datasetId);
     const progress = await indexVectors(db, message.datasetId, {
       maxRows: VECTOR_INDEX_ROWS_PER_MESSAGE,
       builds: deps.graphBuilds,
