@@ -6,6 +6,7 @@ import { compileFilter } from "../src/filter/compile-filter.ts";
 import {
   createDataset,
   type ProjectContext,
+  type QueryText,
   queryText,
   requireDataset,
   SemanticSearch,
@@ -44,6 +45,23 @@ const backlogEntriesRead = (tx: Database) =>
 
 let ctx: ProjectContext;
 const datasetIds: string[] = [];
+
+/** The nodes of `statement`'s plan, root first (`EXPLAIN (<options>, FORMAT JSON)`). */
+async function planOf(statement: QueryText, options: "ANALYZE" | "" = ""): Promise<PlanNode[]> {
+  const [plan] = await database.fresh.sql<{ "QUERY PLAN": { Plan: PlanNode }[] }>(
+    `EXPLAIN (${options ? `${options}, ` : ""}FORMAT JSON) ${statement.text}`,
+    statement.params,
+  );
+  if (!plan) throw new Error("EXPLAIN returned no plan");
+  return planNodes(plan);
+}
+
+/** The first dataset's record and the embedded query "tides", for the statements under test. */
+async function searchedDataset() {
+  const dataset = await requireDataset(ctx, datasetIds[0] as string);
+  const [vector] = await new LocalHashEmbedder(384).embed(["tides"]);
+  return { dataset, vector: vector as number[] };
+}
 
 beforeAll(async () => {
   ctx = (await createTenant(database.db, "backlog-shared")).ctx;
@@ -96,15 +114,10 @@ describe("a dataset's searches over a backlog several datasets share", () => {
   // plans what it joins the candidates to (`rows`, a hybrid's keyword side) for that many.
   it("tell the planner how few candidates they give back", async () => {
     const topK = 5;
-    const dataset = await requireDataset(ctx, datasetIds[0] as string);
-    const [vector] = await new LocalHashEmbedder(384).embed(["tides"]);
-    const query = semanticRankingQuery(dataset, vector as number[], topK);
-    const [plan] = await database.fresh.sql<{ "QUERY PLAN": { Plan: PlanNode }[] }>(
-      `EXPLAIN (ANALYZE, FORMAT JSON) ${query.text}`,
-      query.params,
-    );
+    const { dataset, vector } = await searchedDataset();
+    const nodes = await planOf(semanticRankingQuery(dataset, vector, topK), "ANALYZE");
     // The candidates: the graph's, a bulk build's and the backlog's, `topK` each at most.
-    const candidates = planNodes(plan as { "QUERY PLAN": { Plan: PlanNode }[] }).filter(
+    const candidates = nodes.filter(
       (node) => node["Node Type"] === "Append" || node["Node Type"] === "Merge Append",
     );
     expect(candidates.map((node) => node["Actual Rows"])).toEqual([topK]);
@@ -117,18 +130,12 @@ describe("a dataset's searches over a backlog several datasets share", () => {
   // (native), hashing the 40k rows of all five that passed, against 31 by the dataset's own.
   it("read the rows that pass a filter in the dataset's own rows only", async () => {
     expect(OWN_ROWS).toBeGreaterThan(VECTOR_SEARCH_TUNING.exactFilterRows);
-    const id = datasetIds[0] as string;
-    const dataset = await requireDataset(ctx, id);
-    const [vector] = await new LocalHashEmbedder(384).embed(["tides"]);
+    const { dataset, vector } = await searchedDataset();
     const filter = compileFilter({ tide: "high" }, sql.raw("r.metadata"));
-    const query = queryText(new SemanticSearch(dataset, vector as number[], filter).rankSql(5));
-    const [plan] = await database.fresh.sql<{ "QUERY PLAN": { Plan: PlanNode }[] }>(
-      `EXPLAIN (FORMAT JSON) ${query.text}`,
-      query.params,
-    );
+    const nodes = await planOf(queryText(new SemanticSearch(dataset, vector, filter).rankSql(5)));
     const conditions = (node: PlanNode) =>
       [node.Filter, node["Index Cond"], node["Recheck Cond"]].filter(Boolean).join(" AND ");
-    const filteredReadsOfRows = planNodes(plan as { "QUERY PLAN": { Plan: PlanNode }[] })
+    const filteredReadsOfRows = nodes
       .filter((node) => node["Relation Name"] === "rows" && conditions(node).includes("tide"))
       .map(conditions);
     // The probe, the graph's, the bulk build's and the backlog's sides. All but the graph's say
@@ -136,7 +143,7 @@ describe("a dataset's searches over a backlog several datasets share", () => {
     // order, which a plan of its own would not keep.
     expect(filteredReadsOfRows).toHaveLength(4);
     const withoutDataset = filteredReadsOfRows.filter(
-      (read) => !read.includes(`dataset_id = '${id}'`),
+      (read) => !read.includes(`dataset_id = '${dataset.id}'`),
     );
     expect(withoutDataset).toHaveLength(1);
   });
