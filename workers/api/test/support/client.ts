@@ -81,37 +81,46 @@ export async function getWithBody<T = any>(
 ): Promise<Reply<T>> {
   const { request } = await import("node:http");
   const payload = typeof body === "string" ? body : JSON.stringify(body);
-  return new Promise((resolve, reject) => {
-    const req = request(
-      `${baseUrl()}${path}`,
-      {
-        method: "GET",
-        headers: {
-          authorization: `Bearer ${token}`,
-          "content-type": "application/json",
-          "content-length": Buffer.byteLength(payload),
-        },
-      },
-      (res) => {
-        const chunks: Buffer[] = [];
-        res.on("data", (c: Buffer) => chunks.push(c));
-        res.on("end", () => {
-          const text = Buffer.concat(chunks).toString("utf8");
-          const headers = new Headers();
-          for (const [k, v] of Object.entries(res.headers)) {
-            if (typeof v === "string") headers.set(k, v);
-          }
-          const json = headers.get("content-type")?.includes("json") && text;
-          resolve({
-            status: res.statusCode ?? 0,
-            headers,
-            body: (json ? JSON.parse(text) : text) as T,
-            text,
-          });
-        });
-      },
-    );
-    req.on("error", reject);
-    req.end(payload);
-  });
+  const label = `GET ${path} (with a body)`;
+  return resendAfterDevProxyRestart(label, () =>
+    withinReplyDeadline(
+      label,
+      (signal) =>
+        new Promise<Reply<T>>((resolve, reject) => {
+          const req = request(
+            `${baseUrl()}${path}`,
+            {
+              method: "GET",
+              headers: {
+                authorization: `Bearer ${token}`,
+                "content-type": "application/json",
+                "content-length": Buffer.byteLength(payload),
+              },
+              signal,
+            },
+            (res) => {
+              const chunks: Buffer[] = [];
+              res.on("data", (c: Buffer) => chunks.push(c));
+              res.on("error", reject);
+              res.on("end", () => {
+                const text = Buffer.concat(chunks).toString("utf8");
+                const headers = new Headers();
+                for (const [k, v] of Object.entries(res.headers)) {
+                  if (typeof v === "string") headers.set(k, v);
+                }
+                const json = headers.get("content-type")?.includes("json") && text;
+                resolve({
+                  status: res.statusCode ?? 0,
+                  headers,
+                  body: (json ? JSON.parse(text) : text) as T,
+                  text,
+                });
+              });
+            },
+          );
+          req.on("error", reject);
+          req.end(payload);
+        }),
+    ),
+  );
 }

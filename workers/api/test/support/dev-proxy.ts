@@ -1,20 +1,23 @@
 /**
- * `wrangler dev` answers through a proxy worker of its own. When that proxy loses its
- * connection to our worker mid-request (its state is reset, e.g. after a client dropped a
- * hostile request), it answers a request it cannot replay itself — anything but GET/HEAD — with
- * this plain-text 503 and `Retry-After: 0`: "send it again". It never exists in production,
- * and our worker never sends it (every reply of ours has an X-Request-Id). The e2e clients
- * resend such a request, so the suites judge our worker's answer, not the dev proxy's.
+ * `wrangler dev` answers through a proxy worker of its own, which forwards each request to our
+ * worker over a pooled keep-alive connection. Our worker's server closes a connection after
+ * 5 s idle, and a request written onto it at that moment is lost before our worker sees it
+ * (docs/architecture.md#wrangler-devs-proxy). The patched proxy sends such a request once more
+ * on a fresh connection when it kept a copy of the body (up to 1 MiB); otherwise it answers
+ * with a plain-text 502 "wrangler dev could not forward …", and after a real restart of the
+ * workers with a 503 "Your worker restarted mid-request", both without our X-Request-Id. Neither
+ * exists in production, and our worker never sends them, so the e2e clients resend such a
+ * request and the suites judge our worker's answer, not the dev proxy's.
  */
-function isDevProxyRestart(status: number, headers: Headers, text: string): boolean {
+function isDevProxyFailure(status: number, headers: Headers, text: string): boolean {
+  if (headers.has("x-request-id")) return false;
   return (
-    status === 503 &&
-    !headers.has("x-request-id") &&
-    text.startsWith("Your worker restarted mid-request")
+    (status === 503 && text.startsWith("Your worker restarted mid-request")) ||
+    (status === 502 && text.startsWith("wrangler dev could not forward"))
   );
 }
 
-/** How often a request is resent after the dev proxy's 503. */
+/** How often a request is resent after the dev proxy's 502 or 503. */
 const DEV_PROXY_RESENDS = 3;
 
 export async function resendAfterDevProxyRestart<
@@ -24,11 +27,13 @@ export async function resendAfterDevProxyRestart<
     const reply = await send();
     if (
       attempt >= DEV_PROXY_RESENDS ||
-      !isDevProxyRestart(reply.status, reply.headers, reply.text)
+      !isDevProxyFailure(reply.status, reply.headers, reply.text)
     ) {
       return reply;
     }
-    console.warn(`${label}: wrangler dev's proxy lost the worker mid-request (503); resending`);
+    console.warn(
+      `${label}: wrangler dev's proxy could not reach the worker (${reply.status}); resending`,
+    );
     await new Promise((resolve) => setTimeout(resolve, 200));
   }
 }

@@ -1,0 +1,94 @@
+import { request } from "node:http";
+import { beforeAll, describe, expect, it } from "vitest";
+import { baseUrl } from "./support/client.ts";
+import { postEndpoint } from "./support/seed.ts";
+import { createTenant, type Tenant } from "./support/tenant.ts";
+
+/**
+ * wrangler dev's proxy forwards each request to our worker over a pooled keep-alive connection,
+ * which our worker's server closes after 5 s idle (docs/architecture.md#wrangler-devs-proxy).
+ * Requests sent just under 5 s after the previous burst are written onto connections being
+ * closed. Unpatched, such a GET waited in the proxy's retry queue for the next request to
+ * arrive (one CI run's E7 poll hung until the test's timeout), and a GET with a body then threw
+ * "Cannot reconstruct a Request with a used body" into that next request. A burst of 16 after
+ * each gap opens 16 connections whose idle times differ by the few milliseconds the burst
+ * took, and the gaps cover the window on a loaded machine too: before the patch nearly every
+ * round lost some of them.
+ *
+ * Each request here goes on its own client socket (no agent), so the only pooled connections
+ * are the proxy's, and no client retry hides a lost request.
+ */
+const BURST = 16;
+const GAPS_MS = [4950, 4960, 4970, 4980, 4990];
+/** A lost request waits for the next one to arrive; nothing comes here, so it would hang. */
+const ANSWER_WITHIN_MS = 8_000;
+
+interface Answer {
+  status: number | string;
+  requestId: string | undefined;
+  text: string;
+}
+
+function send(path: string, token?: string, body?: string): Promise<Answer> {
+  return new Promise((resolve) => {
+    const headers: Record<string, string | number> = {};
+    if (token) headers.authorization = `Bearer ${token}`;
+    if (body !== undefined) {
+      headers["content-type"] = "application/json";
+      headers["content-length"] = Buffer.byteLength(body);
+    }
+    const req = request(`${baseUrl()}${path}`, { method: "GET", headers, agent: false }, (res) => {
+      const chunks: Buffer[] = [];
+      res.on("data", (chunk: Buffer) => chunks.push(chunk));
+      res.on("end", () =>
+        resolve({
+          status: res.statusCode ?? 0,
+          requestId: res.headers["x-request-id"] as string | undefined,
+          text: Buffer.concat(chunks).toString("utf8").slice(0, 200),
+        }),
+      );
+    });
+    req.setTimeout(ANSWER_WITHIN_MS, () => {
+      req.destroy();
+      resolve({ status: "no answer", requestId: undefined, text: "" });
+    });
+    req.on("error", (error) => resolve({ status: error.message, requestId: undefined, text: "" }));
+    req.end(body);
+  });
+}
+
+let tenant: Tenant;
+let logsPath: string;
+beforeAll(async () => {
+  tenant = await createTenant("keepalive");
+  const created = await postEndpoint(tenant.key, { name: "k", model: "local/echo", prompt: "p" });
+  logsPath = `/endpoints/${created.body.id}/logs`;
+});
+
+/** Half plain GETs, half E7's GET with a JSON body: both kinds the proxy once lost. */
+const burst = () =>
+  Promise.all(
+    Array.from({ length: BURST }, (_, i) =>
+      i % 2 === 0 ? send("/health") : send(logsPath, tenant.key, '{"page_size":1}'),
+    ),
+  );
+
+describe("wrangler dev's proxy and its keep-alive connections to the worker", () => {
+  it(
+    "answers every request sent as the connections reach their idle timeout, from the worker",
+    async () => {
+      await burst();
+      const lost: string[] = [];
+      for (const gap of GAPS_MS) {
+        await new Promise((resolve) => setTimeout(resolve, gap));
+        for (const answer of await burst()) {
+          if (answer.status !== 200 || !answer.requestId) {
+            lost.push(`after ${gap} ms: ${answer.status} ${answer.text}`);
+          }
+        }
+      }
+      expect(lost).toEqual([]);
+    },
+    GAPS_MS.length * (5_000 + ANSWER_WITHIN_MS) + 10_000,
+  );
+});
