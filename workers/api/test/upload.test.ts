@@ -330,7 +330,9 @@ function rawUpload(
   return new Promise((resolve, reject) => {
     let sent = 0;
     let replied = false;
+    // A socket of its own: a kept-alive one may be closing as the upload starts (5 s idle).
     const req = request(`${baseUrl()}/api/datasets/${datasetId}/upload`, {
+      agent: false,
       method: "POST",
       headers: {
         authorization: `Bearer ${tenant.key}`,
