@@ -1,6 +1,6 @@
-import { request } from "node:http";
 import { beforeAll, describe, expect, it } from "vitest";
-import { baseUrl } from "./support/client.ts";
+import { sendRawOnce } from "./support/raw-request.ts";
+import { HangError } from "./support/reply-deadline.ts";
 import { postEndpoint } from "./support/seed.ts";
 import { createTenant, type Tenant } from "./support/tenant.ts";
 
@@ -15,8 +15,8 @@ import { createTenant, type Tenant } from "./support/tenant.ts";
  * took, and the gaps cover the window on a loaded machine too: before the patch nearly every
  * round lost some of them.
  *
- * Each request here goes on its own client socket (no agent), so the only pooled connections
- * are the proxy's, and no client retry hides a lost request.
+ * Each request here goes on its own client socket (`sendRawOnce`), so the only pooled
+ * connections are the proxy's, and no client resend hides a lost request.
  */
 const BURST = 16;
 const GAPS_MS = [4950, 4960, 4970, 4980, 4990];
@@ -25,36 +25,25 @@ const ANSWER_WITHIN_MS = 8_000;
 
 interface Answer {
   status: number | string;
-  requestId: string | undefined;
+  requestId: string | null;
   text: string;
 }
 
-function send(path: string, token?: string, body?: string): Promise<Answer> {
-  return new Promise((resolve) => {
-    const headers: Record<string, string | number> = {};
-    if (token) headers.authorization = `Bearer ${token}`;
-    if (body !== undefined) {
-      headers["content-type"] = "application/json";
-      headers["content-length"] = Buffer.byteLength(body);
-    }
-    const req = request(`${baseUrl()}${path}`, { method: "GET", headers, agent: false }, (res) => {
-      const chunks: Buffer[] = [];
-      res.on("data", (chunk: Buffer) => chunks.push(chunk));
-      res.on("end", () =>
-        resolve({
-          status: res.statusCode ?? 0,
-          requestId: res.headers["x-request-id"] as string | undefined,
-          text: Buffer.concat(chunks).toString("utf8").slice(0, 200),
-        }),
-      );
-    });
-    req.setTimeout(ANSWER_WITHIN_MS, () => {
-      req.destroy();
-      resolve({ status: "no answer", requestId: undefined, text: "" });
-    });
-    req.on("error", (error) => resolve({ status: error.message, requestId: undefined, text: "" }));
-    req.end(body);
-  });
+async function send(path: string, token?: string, body?: string): Promise<Answer> {
+  const headers: Record<string, string> = {};
+  if (token) headers.authorization = `Bearer ${token}`;
+  if (body !== undefined) headers["content-type"] = "application/json";
+  try {
+    const reply = await sendRawOnce({ method: "GET", path, headers, body }, ANSWER_WITHIN_MS);
+    return {
+      status: reply.status,
+      requestId: reply.headers.get("x-request-id"),
+      text: reply.text.slice(0, 200),
+    };
+  } catch (error) {
+    const status = error instanceof HangError ? "no answer" : (error as Error).message;
+    return { status, requestId: null, text: "" };
+  }
 }
 
 let tenant: Tenant;

@@ -1,6 +1,7 @@
 import { inject } from "vitest";
 import { resendAfterDevProxyRestart } from "./dev-proxy.ts";
-import { withinReplyDeadline } from "./reply-deadline.ts";
+import { type RawReply, sendRaw } from "./raw-request.ts";
+import { HangError, stackLogTail, withinReplyDeadline } from "./reply-deadline.ts";
 
 export const baseUrl = () => inject("baseUrl");
 export const adminToken = () => inject("adminToken");
@@ -72,55 +73,34 @@ export function expectEnvelope(reply: Reply, status: number, code: string) {
 
 /**
  * GET with a JSON body, as the original contract sends E6 and E7 (docs/api.md#pagination). `fetch`
- * refuses bodies on GET, so this speaks HTTP/1.1 directly.
+ * refuses bodies on GET, so this goes through `sendRaw` (HTTP/1.1 on a connection of its own,
+ * the reply deadline, the resend after the dev proxy's 502 or 503).
  */
 export async function getWithBody<T = any>(
   path: string,
   body: unknown,
   token: string,
 ): Promise<Reply<T>> {
-  const { request } = await import("node:http");
-  const payload = typeof body === "string" ? body : JSON.stringify(body);
   const label = `GET ${path} (with a body)`;
-  return resendAfterDevProxyRestart(label, () =>
-    withinReplyDeadline(
-      label,
-      (signal) =>
-        new Promise<Reply<T>>((resolve, reject) => {
-          const req = request(
-            `${baseUrl()}${path}`,
-            {
-              method: "GET",
-              headers: {
-                authorization: `Bearer ${token}`,
-                "content-type": "application/json",
-                "content-length": Buffer.byteLength(payload),
-              },
-              signal,
-            },
-            (res) => {
-              const chunks: Buffer[] = [];
-              res.on("data", (c: Buffer) => chunks.push(c));
-              res.on("error", reject);
-              res.on("end", () => {
-                const text = Buffer.concat(chunks).toString("utf8");
-                const headers = new Headers();
-                for (const [k, v] of Object.entries(res.headers)) {
-                  if (typeof v === "string") headers.set(k, v);
-                }
-                const json = headers.get("content-type")?.includes("json") && text;
-                resolve({
-                  status: res.statusCode ?? 0,
-                  headers,
-                  body: (json ? JSON.parse(text) : text) as T,
-                  text,
-                });
-              });
-            },
-          );
-          req.on("error", reject);
-          req.end(payload);
-        }),
-    ),
-  );
+  let reply: RawReply;
+  try {
+    reply = await sendRaw({
+      method: "GET",
+      path,
+      headers: { authorization: `Bearer ${token}`, "content-type": "application/json" },
+      body: typeof body === "string" ? body : JSON.stringify(body),
+    });
+  } catch (error) {
+    if (!(error instanceof HangError)) throw error;
+    throw new HangError(`${error.message}\n${await stackLogTail(30)}`);
+  }
+  if (
+    reply.json === undefined &&
+    reply.text &&
+    reply.headers.get("content-type")?.includes("json")
+  ) {
+    throw new Error(`${label}: a JSON reply that does not parse: ${reply.text.slice(0, 200)}`);
+  }
+  const parsed = reply.json === undefined ? reply.text : reply.json;
+  return { status: reply.status, headers: reply.headers, body: parsed as T, text: reply.text };
 }

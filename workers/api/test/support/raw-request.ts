@@ -1,6 +1,6 @@
 import { Agent, request } from "node:http";
+import { inject } from "vitest";
 import { codeToStatus } from "../../src/http/errors.ts";
-import { baseUrl } from "./client.ts";
 import { resendAfterDevProxyRestart } from "./dev-proxy.ts";
 import { HangError } from "./reply-deadline.ts";
 
@@ -48,14 +48,22 @@ const agent = new Agent({ keepAlive: false });
 export function sendRaw(
   req: RawRequest,
   timeoutMs = REQUEST_TIMEOUT_MS,
-  to: string = baseUrl(),
+  to: string = inject("baseUrl"),
 ): Promise<RawReply> {
   return resendAfterDevProxyRestart(`${req.method} ${req.path.slice(0, 80)}`, () =>
-    sendOnce(to, req, timeoutMs),
+    sendRawOnce(req, timeoutMs, to),
   );
 }
 
-function sendOnce(to: string, req: RawRequest, timeoutMs: number): Promise<RawReply> {
+/**
+ * `sendRaw` without its resend after the dev proxy's 502 or 503: for the tests of that proxy
+ * itself (dev-proxy-keepalive.test.ts), which must see every answer it gives.
+ */
+export function sendRawOnce(
+  req: RawRequest,
+  timeoutMs = REQUEST_TIMEOUT_MS,
+  to: string = inject("baseUrl"),
+): Promise<RawReply> {
   const url = new URL(to);
   const started = performance.now();
   const body = typeof req.body === "string" ? Buffer.from(req.body, "utf8") : req.body;
