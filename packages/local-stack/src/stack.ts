@@ -17,7 +17,13 @@ import { guardProcessGroup } from "./process-group-guard.ts";
 import { writeLocalConfigs } from "./wrangler-configs.ts";
 
 export interface StackOptions {
-  port: number;
+  /**
+   * Where the stack answers. Omitted: a free port on loopback, and another one when some other
+   * process takes it before wrangler binds it (tests and benches start stacks side by side).
+   */
+  port?: number;
+  /** where the ports this stack picks come from (default: ones the OS says are free) */
+  pickPort?: () => Promise<number>;
   dataDir: string;
   adminToken?: string;
   embeddingModel?: string;
@@ -136,33 +142,25 @@ export async function startStack(options: StackOptions): Promise<Stack> {
     throw error;
   }
 
-  const inspectorPort = await freePort();
-  const wrangler = spawnWrangler(configs, options, dataDir, inspectorPort);
-  // If this process dies without stopping the stack (SIGKILL, a crash), wrangler's group
-  // (wrangler and its workerd processes, holding PORT) goes with it.
-  const guard = guardProcessGroup(wrangler);
-  const baseUrl = `http://127.0.0.1:${options.port}`;
-
+  let workers: RunningWorkers;
+  try {
+    workers = await startWorkers(configs, options, dataDir, log);
+  } catch (error) {
+    await engine.close();
+    throw error;
+  }
   let stopping: Promise<void> | undefined;
   const stop = () => {
     stopping ??= (async () => {
-      await stopProcess(wrangler);
-      guard.release();
+      await workers.stop();
       await engine.close();
     })();
     return stopping;
   };
-
-  try {
-    await waitForHealth(baseUrl, wrangler, options.readyTimeoutMs ?? 120_000);
-  } catch (error) {
-    await stop();
-    throw error;
-  }
   log(`stack ready in ${Date.now() - started} ms`);
   return {
     ...engine.stack,
-    baseUrl,
+    baseUrl: workers.baseUrl,
     adminToken,
     adminTokenGenerated: generated,
     adminTokenFile,
@@ -247,12 +245,59 @@ async function openNative(
   };
 }
 
+/** Both workers under one `wrangler dev`, answering /health. */
+interface RunningWorkers {
+  baseUrl: string;
+  stop(): Promise<void>;
+}
+
+/** Starts on a port picked here are tried this many times, each on a fresh port. */
+const PORT_ATTEMPTS = 3;
+
+/**
+ * A free port is only free until someone binds it: between our pick and wrangler's bind,
+ * another process (any outgoing connection takes an ephemeral port from the same range) may
+ * take it, and wrangler exits with "Address already in use". Then a port we picked (the
+ * inspector's, or the stack's when none was given) is picked again; a given one is not.
+ */
+async function startWorkers(
+  configs: { api: string; ingest: string },
+  options: StackOptions,
+  dataDir: string,
+  log: (line: string) => void,
+): Promise<RunningWorkers> {
+  for (let attempt = 1; ; attempt++) {
+    const pickPort = options.pickPort ?? freePort;
+    const port = options.port ?? (await pickPort());
+    const inspectorPort = await pickPort();
+    const wrangler = spawnWrangler(configs, options, dataDir, port, inspectorPort);
+    // If this process dies without stopping the stack (SIGKILL, a crash), wrangler's group
+    // (wrangler and its workerd processes, holding PORT) goes with it.
+    const guard = guardProcessGroup(wrangler.child);
+    const baseUrl = `http://127.0.0.1:${port}`;
+    const stop = async () => {
+      await stopProcess(wrangler.child);
+      guard.release();
+    };
+    try {
+      await waitForHealth(baseUrl, wrangler.child, options.readyTimeoutMs ?? 120_000);
+      return { baseUrl, stop };
+    } catch (error) {
+      await stop();
+      const taken = wrangler.portTaken();
+      if (taken === undefined || taken === options.port || attempt === PORT_ATTEMPTS) throw error;
+      log(`port ${taken} was taken before wrangler bound it; starting again on other ports`);
+    }
+  }
+}
+
 function spawnWrangler(
   configs: { api: string; ingest: string },
   options: StackOptions,
   dataDir: string,
+  port: number,
   inspectorPort: number,
-): ChildProcess {
+): { child: ChildProcess; portTaken(): number | undefined } {
   const require = createRequire(import.meta.url);
   const bin = join(dirname(require.resolve("wrangler/package.json")), "bin/wrangler.js");
   const args = [
@@ -265,7 +310,7 @@ function spawnWrangler(
     "--ip",
     "127.0.0.1",
     "--port",
-    String(options.port),
+    String(port),
     "--inspector-port",
     String(inspectorPort),
     "--persist-to",
@@ -289,15 +334,22 @@ function spawnWrangler(
       WRANGLER_REGISTRY_PATH: join(dataDir, "wrangler", "registry"),
       NO_COLOR: "1",
     },
-    stdio: output === "inherit" ? ["ignore", "inherit", "inherit"] : ["ignore", "pipe", "pipe"],
+    stdio: ["ignore", "pipe", "pipe"],
     detached: true,
   });
-  if (output !== "inherit") {
-    const file = createWriteStream(output.file, { flags: "a" });
-    child.stdout?.pipe(file);
-    child.stderr?.pipe(file);
-  }
-  return child;
+  const file = output === "inherit" ? undefined : createWriteStream(output.file, { flags: "a" });
+  let portTaken: number | undefined;
+  const watch = (stream: NodeJS.ReadableStream | null, terminal: NodeJS.WriteStream) =>
+    stream?.on("data", (chunk: Buffer) => {
+      if (file) file.write(chunk);
+      else terminal.write(chunk);
+      // wrangler's words: "Address already in use (127.0.0.1:8787). Please check that ..."
+      const taken = /Address already in use \([^)]*:(\d+)\)/.exec(chunk.toString("utf8"));
+      if (taken) portTaken = Number(taken[1]);
+    });
+  watch(child.stdout, process.stdout);
+  watch(child.stderr, process.stderr);
+  return { child, portTaken: () => portTaken };
 }
 
 async function waitForHealth(baseUrl: string, child: ChildProcess, timeoutMs: number) {

@@ -13,7 +13,6 @@ import {
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { WebSocket } from "ws";
-import { freePort } from "../src/free-port.ts";
 import { type NativeProxy, startNativeProxy } from "../src/native-proxy/index.ts";
 import { MessageBoundaries } from "../src/native-proxy/message-boundaries.ts";
 import {
@@ -537,7 +536,6 @@ describe.skipIf(!SERVER)(
       database = await createScratchDatabase(SERVER!, `${PREFIX}stack_`);
       dataDir = await mkdtemp(join(tmpdir(), "quarry-native-stack-"));
       stack = await startStack({
-        port: await freePort(),
         dataDir,
         databaseUrl: database.url,
         wranglerOutput: { file: join(dataDir, "wrangler.log") },

@@ -3,7 +3,6 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import {
   describeStackSession,
-  freePort,
   logLinesTo,
   sampleIsolateHeap,
   startStack,
@@ -289,7 +288,6 @@ async function faultRun({ scale, progress }: BenchContext) {
   // Everything a post-mortem needs stays in DATA_DIR when the run fails: wrangler's output (the
   // faults that struck), the stack's log, and each database connection's life.
   const stack = await startStack({
-    port: await freePort(),
     dataDir,
     wranglerOutput: { file: join(dataDir, "wrangler.log") },
     log: logLinesTo(join(dataDir, "stack.log")),

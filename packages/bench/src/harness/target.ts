@@ -1,7 +1,7 @@
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { freePort, type SessionProfile, startStack, tuningVars } from "@quarry/local-stack";
+import { type SessionProfile, startStack, tuningVars } from "@quarry/local-stack";
 import type { StackSettings } from "./bench.ts";
 import { attachedEngine, describeEngine, type EngineReport, openBenchDatabase } from "./engine.ts";
 import type { HttpClient } from "./http.ts";
@@ -71,12 +71,10 @@ export async function openTarget(
   }
 
   const dataDir = await mkdtemp(join(tmpdir(), "quarry-bench-"));
-  const port = await freePort();
   const logFile = join(dataDir, "wrangler.log");
   const database = await openBenchDatabase(env, dataDir, progress);
-  progress(`starting a local stack (${database.engine}) on port ${port}, DATA_DIR ${dataDir}`);
+  progress(`starting a local stack (${database.engine}), DATA_DIR ${dataDir}`);
   const stack = await startStack({
-    port,
     dataDir,
     ...(database.url ? { databaseUrl: database.url } : {}),
     ...settings,

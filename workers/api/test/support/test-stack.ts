@@ -1,7 +1,6 @@
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { freePort } from "../../../../packages/local-stack/src/free-port.ts";
 import { logLinesTo } from "../../../../packages/local-stack/src/log-file.ts";
 import {
   createScratchDatabase,
@@ -76,7 +75,6 @@ export async function startTestStack(options: {
   let stack: Stack;
   try {
     stack = await startStack({
-      port: await freePort(),
       dataDir,
       openaiBaseUrl: openai.url,
       openaiApiKey: `sk-${options.label}-fake`,
