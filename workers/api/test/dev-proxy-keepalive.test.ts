@@ -17,15 +17,26 @@ import { createTenant, type Tenant } from "./support/tenant.ts";
  *
  * Each request here goes on its own client socket (`sendRawOnce`), so the only pooled
  * connections are the proxy's, and no client resend hides a lost request.
+ *
+ * The patched proxy resends a lost request at once, up to 3 times, and answers a 502 with
+ * `Retry-After: 0` when every attempt is lost too, which our clients resend. Measured, that last
+ * case remains, in bursts: 0-6 of 1,440 requests sent in bursts of 48 (docs/architecture.md);
+ * once 1 of this test's 80 in CI with a single resend. So the test holds the proxy to that
+ * contract, every request answered and all but a tenth by the worker, rather than to never
+ * losing one. Unpatched, lost GETs hang and lost GETs with a body answer 500: both fail here.
  */
 const BURST = 16;
 const GAPS_MS = [4950, 4960, 4970, 4980, 4990];
 /** A lost request waits for the next one to arrive; nothing comes here, so it would hang. */
 const ANSWER_WITHIN_MS = 8_000;
+/** Requests of the test the proxy may answer with its 502 after losing every attempt. */
+const PROXY_502_ALLOWED = 8;
+const PROXY_502 = /^wrangler dev could not forward the request to the Worker \(4 attempts\)/;
 
 interface Answer {
   status: number | string;
   requestId: string | null;
+  retryAfter: string | null;
   text: string;
 }
 
@@ -38,11 +49,12 @@ async function send(path: string, token?: string, body?: string): Promise<Answer
     return {
       status: reply.status,
       requestId: reply.headers.get("x-request-id"),
+      retryAfter: reply.headers.get("retry-after"),
       text: reply.text.slice(0, 200),
     };
   } catch (error) {
     const status = error instanceof HangError ? "no answer" : (error as Error).message;
-    return { status, requestId: null, text: "" };
+    return { status, requestId: null, retryAfter: null, text: "" };
   }
 }
 
@@ -54,6 +66,10 @@ beforeAll(async () => {
   logsPath = `/endpoints/${created.body.id}/logs`;
 });
 
+/** The proxy's own answer once it has sent a request 4 times, all lost: retryable at once. */
+const isProxy502 = (answer: Answer) =>
+  answer.status === 502 && answer.retryAfter === "0" && PROXY_502.test(answer.text);
+
 /** Half plain GETs, half E7's GET with a JSON body: both kinds the proxy once lost. */
 const burst = () =>
   Promise.all(
@@ -64,19 +80,21 @@ const burst = () =>
 
 describe("wrangler dev's proxy and its keep-alive connections to the worker", () => {
   it(
-    "answers every request sent as the connections reach their idle timeout, from the worker",
+    "answers every request sent as the connections reach their idle timeout, nearly all from the worker",
     async () => {
       await burst();
-      const lost: string[] = [];
+      const wrong: string[] = [];
+      const proxy502s: string[] = [];
       for (const gap of GAPS_MS) {
         await new Promise((resolve) => setTimeout(resolve, gap));
         for (const answer of await burst()) {
-          if (answer.status !== 200 || !answer.requestId) {
-            lost.push(`after ${gap} ms: ${answer.status} ${answer.text}`);
-          }
+          const line = `after ${gap} ms: ${answer.status} ${answer.text}`;
+          if (isProxy502(answer)) proxy502s.push(line);
+          else if (answer.status !== 200 || !answer.requestId) wrong.push(line);
         }
       }
-      expect(lost).toEqual([]);
+      expect(wrong).toEqual([]);
+      expect(proxy502s.length, proxy502s.join("\n")).toBeLessThanOrEqual(PROXY_502_ALLOWED);
     },
     GAPS_MS.length * (5_000 + ANSWER_WITHIN_MS) + 10_000,
   );
