@@ -3,17 +3,27 @@
  * worker over a pooled keep-alive connection. Our worker's server closes a connection after
  * 5 s idle, and a request written onto it at that moment is lost before our worker sees it
  * (docs/architecture.md#wrangler-devs-proxy). The patched proxy sends such a request once more
- * on a fresh connection when it kept a copy of the body (up to 1 MiB); otherwise it answers
+ * when it kept a copy of the body (up to 1 MiB); otherwise, or when that is lost too, it answers
  * with a plain-text 502 "wrangler dev could not forward …", and after a real restart of the
  * workers with a 503 "Your worker restarted mid-request", both without our X-Request-Id. Neither
  * exists in production, and our worker never sends them, so the e2e clients resend such a
  * request and the suites judge our worker's answer, not the dev proxy's.
  */
 function isDevProxyFailure(status: number, headers: Headers, text: string): boolean {
-  if (headers.has("x-request-id")) return false;
   return (
-    (status === 503 && text.startsWith("Your worker restarted mid-request")) ||
-    (status === 502 && text.startsWith("wrangler dev could not forward"))
+    isDevProxyLoss(status, headers, text) ||
+    (status === 503 &&
+      !headers.has("x-request-id") &&
+      text.startsWith("Your worker restarted mid-request"))
+  );
+}
+
+/** The patched proxy's 502 for a request it lost on the way to our worker, resend included. */
+export function isDevProxyLoss(status: number, headers: Headers, text: string): boolean {
+  return (
+    status === 502 &&
+    !headers.has("x-request-id") &&
+    text.startsWith("wrangler dev could not forward the request to the Worker: ")
   );
 }
 
